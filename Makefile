@@ -1,0 +1,36 @@
+# The two commands of the README, plus pieces for development.
+# `make demo`: install graphgram into .venv and run the MUTAG demo.
+# `make test`: install graphgram with its test dependencies into .venv and run every test (Go and Python).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test test-go test-python venv install install-test dev
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+venv: $(PY)
+
+install: venv
+	$(PY) -m pip install -q .
+
+install-test: venv
+	$(PY) -m pip install -q ".[test]"
+
+demo: install
+	cd /tmp && $(abspath $(PY)) -m graphgram.demo
+
+test-go:
+	go vet ./gokernel/... ./pybind/...
+	go test ./gokernel/... ./pybind/...
+
+test-python: install-test
+	$(PY) -m pytest -q -p no:cacheprovider tests
+
+test: test-go test-python
+
+# In-place build for development: edit Go or Python, rerun this, then pytest.
+dev: venv
+	$(PY) -m pip install -q -e ".[test]"

@@ -1,0 +1,195 @@
+package graph
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestNewErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		n        int
+		edges    []int64
+		w, nf    []float64
+		nc       int
+		ef       []float64
+		ec       int
+		contains string
+	}{
+		{"negative n", -1, nil, nil, nil, 0, nil, 0, "negative node count"},
+		{"odd edges", 2, []int64{0}, []float64{1}, nil, 0, nil, 0, "edges: 1 indices for 1 weights"},
+		{"node feature count", 2, nil, nil, []float64{1}, 1, nil, 0, "node features: 1 values"},
+		{"edge feature count", 2, []int64{0, 1}, []float64{1}, nil, 0, []float64{1, 2}, 1, "edge features: 2 values"},
+		{"node out of range", 2, []int64{0, 2}, []float64{1}, nil, 0, nil, 0, "edge 0 joins nodes 0 and 2"},
+		{"negative node", 2, []int64{-1, 1}, []float64{1}, nil, 0, nil, 0, "outside 0..1"},
+		{"negative weight", 2, []int64{0, 1}, []float64{-1}, nil, 0, nil, 0, "weight -1"},
+		{"NaN weight", 2, []int64{0, 1}, []float64{math.NaN()}, nil, 0, nil, 0, "weight NaN"},
+		{"Inf weight", 2, []int64{0, 1}, []float64{math.Inf(1)}, nil, 0, nil, 0, "weight +Inf"},
+		{"NaN node feature", 2, nil, nil, []float64{0, 1, 2, math.NaN()}, 2, nil, 0, "node 1 column 1 is NaN"},
+		{"Inf edge feature", 2, []int64{0, 1}, []float64{1}, nil, 0, []float64{math.Inf(-1)}, 1, "edge 0 column 0 is -Inf"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.n, tc.edges, tc.w, tc.nf, tc.nc, tc.ef, tc.ec)
+			if err == nil || !strings.Contains(err.Error(), tc.contains) {
+				t.Errorf("error %v, want one containing %q", err, tc.contains)
+			}
+		})
+	}
+}
+
+// neighbours returns node i's (neighbour, weight, edge) triples, sorted.
+func neighbours(g *Graph, i int) [][3]float64 {
+	var out [][3]float64
+	for k := g.RowPtr[i]; k < g.RowPtr[i+1]; k++ {
+		out = append(out, [3]float64{float64(g.Col[k]), g.Val[k], float64(g.EdgeOf[k])})
+	}
+	slices.SortFunc(out, func(a, b [3]float64) int {
+		for c := range a {
+			if a[c] != b[c] {
+				if a[c] < b[c] {
+					return -1
+				}
+				return 1
+			}
+		}
+		return 0
+	})
+	return out
+}
+
+func TestCSRDegreesDense(t *testing.T) {
+	// 0–1 (w 2), 1–2 (w 0.5), a self-loop at 2 (w 3), node 3 isolated, and a
+	// parallel edge 0–1 (w 1).
+	g, err := New(4, []int64{0, 1, 2, 1, 2, 2, 1, 0}, []float64{2, 0.5, 3, 1},
+		[]float64{10, 11, 12, 13}, 1, []float64{0, 1, 2, 3, 4, 5, 6, 7}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumEdges() != 4 || len(g.Col) != 7 {
+		t.Fatalf("NumEdges %d, adjacency entries %d; want 4 and 7 (self-loop once)", g.NumEdges(), len(g.Col))
+	}
+	for _, tc := range []struct {
+		node int
+		want [][3]float64
+	}{
+		{0, [][3]float64{{1, 1, 3}, {1, 2, 0}}},
+		{1, [][3]float64{{0, 1, 3}, {0, 2, 0}, {2, 0.5, 1}}},
+		{2, [][3]float64{{1, 0.5, 1}, {2, 3, 2}}},
+		{3, nil},
+	} {
+		if got := neighbours(g, tc.node); !slices.Equal(got, tc.want) {
+			t.Errorf("node %d neighbours %v, want %v", tc.node, got, tc.want)
+		}
+	}
+	if got, want := g.Degrees(), []float64{3, 3.5, 3.5, 0}; !slices.Equal(got, want) {
+		t.Errorf("Degrees %v, want %v", got, want)
+	}
+	wantDense := []float64{
+		0, 3, 0, 0,
+		3, 0, 0.5, 0,
+		0, 0.5, 3, 0,
+		0, 0, 0, 0,
+	}
+	if got := g.Dense(); !slices.Equal(got, wantDense) {
+		t.Errorf("Dense %v, want %v", got, wantDense)
+	}
+	if got := g.Node(2); !slices.Equal(got, []float64{12}) {
+		t.Errorf("Node(2) = %v", got)
+	}
+	if got := g.Edge(3); !slices.Equal(got, []float64{6, 7}) {
+		t.Errorf("Edge(3) = %v", got)
+	}
+}
+
+func TestNewCopies(t *testing.T) {
+	w := []float64{1}
+	nf := []float64{5, 6}
+	g, err := New(2, []int64{0, 1}, w, nf, 1, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w[0], nf[0] = 9, 9
+	if g.Weight[0] != 1 || g.NodeFeat[0] != 5 || g.Val[0] != 1 {
+		t.Error("New kept a reference to its arguments")
+	}
+}
+
+func TestEmptyGraphs(t *testing.T) {
+	for _, n := range []int{0, 1, 5} {
+		g, err := New(n, nil, nil, nil, 0, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.RowPtr) != n+1 || len(g.Col) != 0 || len(g.Degrees()) != n {
+			t.Errorf("n=%d: RowPtr %v Col %v", n, g.RowPtr, g.Col)
+		}
+	}
+}
+
+func TestUnpack(t *testing.T) {
+	// Graph 0: 2 nodes, edge 0–1. Graph 1: 1 node, no edge. Graph 2: 3 nodes,
+	// edges 0–2 and a loop at 1.
+	b := Batch{
+		NodePtr:  []int64{0, 2, 3, 6},
+		EdgePtr:  []int64{0, 1, 1, 3},
+		Edges:    []int64{0, 1, 0, 2, 1, 1},
+		Weight:   []float64{1, 2, 3},
+		NodeFeat: []float64{0, 1, 2, 3, 4, 5},
+		NodeCols: 1,
+		EdgeFeat: []float64{7, 8, 9},
+		EdgeCols: 1,
+	}
+	gs, err := b.Unpack()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, tc := range []struct {
+		n     int
+		edges []int32
+		nf    []float64
+		ef    []float64
+		w     []float64
+	}{
+		{2, []int32{0, 1}, []float64{0, 1}, []float64{7}, []float64{1}},
+		{1, nil, []float64{2}, nil, nil},
+		{3, []int32{0, 2, 1, 1}, []float64{3, 4, 5}, []float64{8, 9}, []float64{2, 3}},
+	} {
+		g := gs[k]
+		var edges []int32
+		for e := range g.EdgeU {
+			edges = append(edges, g.EdgeU[e], g.EdgeV[e])
+		}
+		if g.N != tc.n || !slices.Equal(edges, tc.edges) || !slices.Equal(g.NodeFeat, tc.nf) ||
+			!slices.Equal(g.EdgeFeat, tc.ef) || !slices.Equal(g.Weight, tc.w) {
+			t.Errorf("graph %d: n %d edges %v nf %v ef %v w %v", k, g.N, edges, g.NodeFeat, g.EdgeFeat, g.Weight)
+		}
+	}
+
+	for _, tc := range []struct {
+		name     string
+		mutate   func(b *Batch)
+		contains string
+	}{
+		{"ptr lengths", func(b *Batch) { b.EdgePtr = b.EdgePtr[:3] }, "node_ptr has 4 entries and edge_ptr 3"},
+		{"empty", func(b *Batch) { b.NodePtr, b.EdgePtr = nil, nil }, "node_ptr has 0"},
+		{"decreasing nodes", func(b *Batch) { b.NodePtr = []int64{0, 2, 1, 6} }, "graph 1: node or edge range"},
+		{"edges beyond", func(b *Batch) { b.EdgePtr = []int64{0, 1, 1, 4} }, "graph 2: node or edge range"},
+		{"node features beyond", func(b *Batch) { b.NodeFeat = b.NodeFeat[:5] }, "graph 2: node or edge range"},
+		{"bad edge", func(b *Batch) { b.Edges = []int64{0, 1, 0, 3, 1, 1} }, "graph 2: edges: edge 0 joins nodes 0 and 3"},
+		{"bad weight", func(b *Batch) { b.Weight = []float64{1, -2, 3} }, "graph 2: weights"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := b
+			c.NodePtr = slices.Clone(b.NodePtr)
+			c.Edges = slices.Clone(b.Edges)
+			c.Weight = slices.Clone(b.Weight)
+			tc.mutate(&c)
+			_, err := c.Unpack()
+			if err == nil || !strings.Contains(err.Error(), tc.contains) {
+				t.Errorf("error %v, want one containing %q", err, tc.contains)
+			}
+		})
+	}
+}

@@ -1,0 +1,340 @@
+// Package microkernel implements the base kernels that compare two nodes or two
+// edges by their feature rows, and their sums, products and normalization. A
+// kernel is built from the JSON expression described in docs/abi.md.
+package microkernel
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Kernel compares two feature rows.
+type Kernel interface {
+	// Eval returns k(x, y).
+	Eval(x, y []float64) float64
+	// NumParams returns the number of hyperparameters in this kernel and its children.
+	NumParams() int
+	// EvalGrad returns k(x, y) and writes ∂k/∂θ into grad[:NumParams()], hyperparameters
+	// numbered depth-first over the leaves.
+	EvalGrad(x, y, grad []float64) float64
+	// maxCol returns one past the highest feature column read.
+	maxCol() int
+}
+
+// Constant is c whatever its arguments.
+type Constant struct{ C float64 }
+
+// KroneckerDelta is 1 when the Width columns from Col are all equal, H otherwise.
+type KroneckerDelta struct {
+	H          float64
+	Col, Width int
+}
+
+// SquareExponential is exp(-‖x−y‖²/(2ℓ²)) over the Width columns from Col.
+type SquareExponential struct {
+	LengthScale float64
+	Col, Width  int
+}
+
+// BrownianBridge is max(0, C − |x−y|) on column Col.
+type BrownianBridge struct {
+	C   float64
+	Col int
+}
+
+// Sum is the sum of its terms.
+type Sum struct{ Terms []Kernel }
+
+// Product is the product of its terms.
+type Product struct{ Terms []Kernel }
+
+// Normalized is K(x,y)/sqrt(K(x,x)·K(y,y)), or 0 where either self-similarity is 0.
+type Normalized struct{ K Kernel }
+
+// Eval implements Kernel.
+func (k *Constant) Eval(x, y []float64) float64 { return k.C }
+
+// NumParams implements Kernel.
+func (k *Constant) NumParams() int { return 1 }
+
+// EvalGrad implements Kernel.
+func (k *Constant) EvalGrad(x, y, grad []float64) float64 { grad[0] = 1; return k.C }
+func (k *Constant) maxCol() int                           { return 0 }
+
+func (k *KroneckerDelta) equal(x, y []float64) bool {
+	for c := k.Col; c < k.Col+k.Width; c++ {
+		if x[c] != y[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// Eval implements Kernel.
+func (k *KroneckerDelta) Eval(x, y []float64) float64 {
+	if k.equal(x, y) {
+		return 1
+	}
+	return k.H
+}
+
+// NumParams implements Kernel.
+func (k *KroneckerDelta) NumParams() int { return 1 }
+
+// EvalGrad implements Kernel.
+func (k *KroneckerDelta) EvalGrad(x, y, grad []float64) float64 {
+	if k.equal(x, y) {
+		grad[0] = 0
+		return 1
+	}
+	grad[0] = 1
+	return k.H
+}
+func (k *KroneckerDelta) maxCol() int { return k.Col + k.Width }
+
+func (k *SquareExponential) sqdist(x, y []float64) float64 {
+	s := 0.0
+	for c := k.Col; c < k.Col+k.Width; c++ {
+		d := x[c] - y[c]
+		s += d * d
+	}
+	return s
+}
+
+// Eval implements Kernel.
+func (k *SquareExponential) Eval(x, y []float64) float64 {
+	return math.Exp(-k.sqdist(x, y) / (2 * k.LengthScale * k.LengthScale))
+}
+
+// NumParams implements Kernel.
+func (k *SquareExponential) NumParams() int { return 1 }
+
+// EvalGrad implements Kernel.
+func (k *SquareExponential) EvalGrad(x, y, grad []float64) float64 {
+	d2 := k.sqdist(x, y)
+	l := k.LengthScale
+	v := math.Exp(-d2 / (2 * l * l))
+	grad[0] = v * d2 / (l * l * l)
+	return v
+}
+func (k *SquareExponential) maxCol() int { return k.Col + k.Width }
+
+// Eval implements Kernel.
+func (k *BrownianBridge) Eval(x, y []float64) float64 {
+	return math.Max(0, k.C-math.Abs(x[k.Col]-y[k.Col]))
+}
+
+// NumParams implements Kernel.
+func (k *BrownianBridge) NumParams() int { return 1 }
+
+// EvalGrad implements Kernel.
+func (k *BrownianBridge) EvalGrad(x, y, grad []float64) float64 {
+	v := k.C - math.Abs(x[k.Col]-y[k.Col])
+	if v <= 0 {
+		grad[0] = 0
+		return 0
+	}
+	grad[0] = 1
+	return v
+}
+func (k *BrownianBridge) maxCol() int { return k.Col + 1 }
+
+// Eval implements Kernel.
+func (k *Sum) Eval(x, y []float64) float64 {
+	s := 0.0
+	for _, t := range k.Terms {
+		s += t.Eval(x, y)
+	}
+	return s
+}
+
+// NumParams implements Kernel.
+func (k *Sum) NumParams() int { return sumParams(k.Terms) }
+
+// EvalGrad implements Kernel.
+func (k *Sum) EvalGrad(x, y, grad []float64) float64 {
+	s, off := 0.0, 0
+	for _, t := range k.Terms {
+		np := t.NumParams()
+		s += t.EvalGrad(x, y, grad[off:off+np])
+		off += np
+	}
+	return s
+}
+func (k *Sum) maxCol() int { return maxCols(k.Terms) }
+
+// Eval implements Kernel.
+func (k *Product) Eval(x, y []float64) float64 {
+	p := 1.0
+	for _, t := range k.Terms {
+		p *= t.Eval(x, y)
+	}
+	return p
+}
+
+// NumParams implements Kernel.
+func (k *Product) NumParams() int { return sumParams(k.Terms) }
+
+// EvalGrad implements Kernel. The gradient of a term is scaled by the product of
+// the other terms' values, computed without division so zero factors are exact.
+func (k *Product) EvalGrad(x, y, grad []float64) float64 {
+	vals := make([]float64, len(k.Terms))
+	offs := make([]int, len(k.Terms)+1)
+	for i, t := range k.Terms {
+		np := t.NumParams()
+		offs[i+1] = offs[i] + np
+		vals[i] = t.EvalGrad(x, y, grad[offs[i]:offs[i+1]])
+	}
+	p := 1.0
+	for i := range k.Terms {
+		others := 1.0
+		for j, v := range vals {
+			if j != i {
+				others *= v
+			}
+		}
+		for g := offs[i]; g < offs[i+1]; g++ {
+			grad[g] *= others
+		}
+		p *= vals[i]
+	}
+	return p
+}
+func (k *Product) maxCol() int { return maxCols(k.Terms) }
+
+// Eval implements Kernel.
+func (k *Normalized) Eval(x, y []float64) float64 {
+	kxx, kyy := k.K.Eval(x, x), k.K.Eval(y, y)
+	if kxx <= 0 || kyy <= 0 {
+		return 0
+	}
+	return k.K.Eval(x, y) / math.Sqrt(kxx*kyy)
+}
+
+// NumParams implements Kernel.
+func (k *Normalized) NumParams() int { return k.K.NumParams() }
+
+// EvalGrad implements Kernel.
+func (k *Normalized) EvalGrad(x, y, grad []float64) float64 {
+	np := k.K.NumParams()
+	gxx, gyy := make([]float64, np), make([]float64, np)
+	kxy := k.K.EvalGrad(x, y, grad[:np])
+	kxx := k.K.EvalGrad(x, x, gxx)
+	kyy := k.K.EvalGrad(y, y, gyy)
+	if kxx <= 0 || kyy <= 0 {
+		for i := range grad[:np] {
+			grad[i] = 0
+		}
+		return 0
+	}
+	s := 1 / math.Sqrt(kxx*kyy)
+	v := kxy * s
+	for i := 0; i < np; i++ {
+		grad[i] = grad[i]*s - 0.5*v*(gxx[i]/kxx+gyy[i]/kyy)
+	}
+	return v
+}
+func (k *Normalized) maxCol() int { return k.K.maxCol() }
+
+func sumParams(ts []Kernel) int {
+	n := 0
+	for _, t := range ts {
+		n += t.NumParams()
+	}
+	return n
+}
+
+func maxCols(ts []Kernel) int {
+	m := 0
+	for _, t := range ts {
+		m = max(m, t.maxCol())
+	}
+	return m
+}
+
+// MaxCol returns one past the highest feature column k reads, so callers can check
+// it against the feature rows they hold.
+func MaxCol(k Kernel) int { return k.maxCol() }
+
+type node struct {
+	Kind        string            `json:"kind"`
+	C           *float64          `json:"c"`
+	H           *float64          `json:"h"`
+	LengthScale *float64          `json:"length_scale"`
+	Col         int               `json:"col"`
+	Width       *int              `json:"width"`
+	Terms       []json.RawMessage `json:"terms"`
+	Kernel      json.RawMessage   `json:"kernel"`
+}
+
+// Parse builds a kernel from its JSON expression (docs/abi.md).
+func Parse(spec string) (Kernel, error) { return parse([]byte(spec)) }
+
+func parse(b []byte) (Kernel, error) {
+	var n node
+	// Unknown fields are errors: a misspelt "col" must not silently read column 0.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&n); err != nil {
+		return nil, fmt.Errorf("kernel expression: %w", err)
+	}
+	need := func(name string, p *float64, positive bool) (float64, error) {
+		if p == nil {
+			return 0, fmt.Errorf("kernel %q: missing %q", n.Kind, name)
+		}
+		if math.IsNaN(*p) || math.IsInf(*p, 0) || (positive && *p <= 0) || *p < 0 {
+			return 0, fmt.Errorf("kernel %q: %s = %v is out of range", n.Kind, name, *p)
+		}
+		return *p, nil
+	}
+	width := 1
+	if n.Width != nil {
+		width = *n.Width
+	}
+	if n.Col < 0 || width < 1 {
+		return nil, fmt.Errorf("kernel %q: bad columns col=%d width=%d", n.Kind, n.Col, width)
+	}
+	children := func() ([]Kernel, error) {
+		if len(n.Terms) == 0 {
+			return nil, fmt.Errorf("kernel %q: no terms", n.Kind)
+		}
+		ks := make([]Kernel, len(n.Terms))
+		for i, t := range n.Terms {
+			k, err := parse(t)
+			if err != nil {
+				return nil, err
+			}
+			ks[i] = k
+		}
+		return ks, nil
+	}
+	switch n.Kind {
+	case "constant":
+		c, err := need("c", n.C, false)
+		return &Constant{C: c}, err
+	case "kronecker_delta":
+		h, err := need("h", n.H, false)
+		return &KroneckerDelta{H: h, Col: n.Col, Width: width}, err
+	case "square_exponential":
+		l, err := need("length_scale", n.LengthScale, true)
+		return &SquareExponential{LengthScale: l, Col: n.Col, Width: width}, err
+	case "brownian_bridge":
+		c, err := need("c", n.C, true)
+		return &BrownianBridge{C: c, Col: n.Col}, err
+	case "sum":
+		ts, err := children()
+		return &Sum{Terms: ts}, err
+	case "product":
+		ts, err := children()
+		return &Product{Terms: ts}, err
+	case "normalized":
+		if len(n.Kernel) == 0 {
+			return nil, fmt.Errorf("kernel \"normalized\": missing \"kernel\"")
+		}
+		k, err := parse(n.Kernel)
+		return &Normalized{K: k}, err
+	}
+	return nil, fmt.Errorf("unknown kernel kind %q", n.Kind)
+}

@@ -1,0 +1,194 @@
+package microkernel
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+func mustParse(t *testing.T, spec string) Kernel {
+	t.Helper()
+	k, err := Parse(spec)
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", spec, err)
+	}
+	return k
+}
+
+func TestValues(t *testing.T) {
+	x := []float64{1, 2.0, 0.5, -1}
+	y := []float64{1, 3.0, 0.5, 1}
+	for _, tc := range []struct {
+		spec string
+		x, y []float64
+		want float64
+	}{
+		{`{"kind": "constant", "c": 2.5}`, x, y, 2.5},
+		{`{"kind": "kronecker_delta", "h": 0.3, "col": 0}`, x, y, 1},
+		{`{"kind": "kronecker_delta", "h": 0.3, "col": 1}`, x, y, 0.3},
+		{`{"kind": "kronecker_delta", "h": 0.3, "col": 2, "width": 2}`, x, y, 0.3},
+		{`{"kind": "kronecker_delta", "h": 0.3, "col": 0, "width": 1}`, x, x, 1},
+		{`{"kind": "square_exponential", "length_scale": 2.0, "col": 1}`, x, y, math.Exp(-1.0 / 8)},
+		{`{"kind": "square_exponential", "length_scale": 1.0, "col": 1, "width": 3}`, x, y, math.Exp(-5.0 / 2)},
+		{`{"kind": "brownian_bridge", "c": 3.0, "col": 1}`, x, y, 2},
+		{`{"kind": "brownian_bridge", "c": 0.5, "col": 1}`, x, y, 0},
+		{`{"kind": "sum", "terms": [{"kind": "constant", "c": 1}, {"kind": "kronecker_delta", "h": 0.25, "col": 1}]}`, x, y, 1.25},
+		{`{"kind": "product", "terms": [{"kind": "constant", "c": 2}, {"kind": "kronecker_delta", "h": 0.25, "col": 1}]}`, x, y, 0.5},
+		// normalized(c + δ): k(x,y) = 0.5 + h = 1 (column 1 differs), k(x,x) = k(y,y) = 1.5.
+		{`{"kind": "normalized", "kernel": {"kind": "sum", "terms": [{"kind": "constant", "c": 0.5}, {"kind": "kronecker_delta", "h": 0.5, "col": 1}]}}`, x, y, 1 / 1.5},
+		// normalized(δ·SE) between different points and of a point with itself.
+		{`{"kind": "normalized", "kernel": {"kind": "product", "terms": [{"kind": "kronecker_delta", "h": 0.5, "col": 1}, {"kind": "square_exponential", "length_scale": 1, "col": 3}]}}`, x, y, 0.5 * math.Exp(-2)},
+		{`{"kind": "normalized", "kernel": {"kind": "product", "terms": [{"kind": "kronecker_delta", "h": 0.5, "col": 1}, {"kind": "square_exponential", "length_scale": 1, "col": 3}]}}`, y, y, 1},
+	} {
+		k := mustParse(t, tc.spec)
+		if got := k.Eval(tc.x, tc.y); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("%s: Eval = %.17g, want %.17g", tc.spec, got, tc.want)
+		}
+		if got := k.Eval(tc.y, tc.x); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("%s: not symmetric: %.17g", tc.spec, got)
+		}
+	}
+}
+
+// TestNormalizedZero: a zero self-similarity makes the normalized value and
+// its gradient 0, not NaN. (brownian_bridge with c = 0 cannot be parsed, so the
+// kernel is built directly.)
+func TestNormalizedZero(t *testing.T) {
+	k := &Normalized{K: &BrownianBridge{C: 0, Col: 0}}
+	g := []float64{math.NaN()}
+	if v := k.Eval([]float64{1}, []float64{1}); v != 0 {
+		t.Errorf("Eval = %v, want 0", v)
+	}
+	if v := k.EvalGrad([]float64{1}, []float64{1}, g); v != 0 || g[0] != 0 {
+		t.Errorf("EvalGrad = %v, grad %v; want 0 and [0]", v, g)
+	}
+}
+
+func TestNumParamsMaxCol(t *testing.T) {
+	for _, tc := range []struct {
+		spec        string
+		np, maxCols int
+	}{
+		{`{"kind": "constant", "c": 1}`, 1, 0},
+		{`{"kind": "kronecker_delta", "h": 0.5, "col": 3}`, 1, 4},
+		{`{"kind": "square_exponential", "length_scale": 1, "col": 1, "width": 3}`, 1, 4},
+		{`{"kind": "brownian_bridge", "c": 1, "col": 2}`, 1, 3},
+		{`{"kind": "normalized", "kernel": {"kind": "product", "terms": [
+			{"kind": "kronecker_delta", "h": 0.3, "col": 0},
+			{"kind": "sum", "terms": [{"kind": "square_exponential", "length_scale": 1, "col": 5}, {"kind": "constant", "c": 0.01}]}]}}`, 3, 6},
+	} {
+		k := mustParse(t, tc.spec)
+		if k.NumParams() != tc.np || MaxCol(k) != tc.maxCols {
+			t.Errorf("%s: NumParams %d MaxCol %d, want %d and %d", tc.spec, k.NumParams(), MaxCol(k), tc.np, tc.maxCols)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ spec, contains string }{
+		{`not json`, "kernel expression"},
+		{`{"kind": "gaussian"}`, `unknown kernel kind "gaussian"`},
+		{`{}`, `unknown kernel kind ""`},
+		{`{"kind": "constant"}`, `missing "c"`},
+		{`{"kind": "constant", "c": -1}`, "out of range"},
+		{`{"kind": "kronecker_delta"}`, `missing "h"`},
+		{`{"kind": "kronecker_delta", "h": -0.1}`, "out of range"},
+		{`{"kind": "square_exponential", "length_scale": 0}`, "out of range"},
+		{`{"kind": "brownian_bridge", "c": 0}`, "out of range"},
+		{`{"kind": "kronecker_delta", "h": 0.5, "col": -1}`, "bad columns"},
+		{`{"kind": "kronecker_delta", "h": 0.5, "width": 0}`, "bad columns"},
+		{`{"kind": "sum", "terms": []}`, "no terms"},
+		{`{"kind": "product"}`, "no terms"},
+		{`{"kind": "sum", "terms": [{"kind": "constant"}]}`, `missing "c"`},
+		{`{"kind": "normalized"}`, `missing "kernel"`},
+		{`{"kind": "normalized", "kernel": {"kind": "nope"}}`, "unknown kernel kind"},
+		{`{"kind": "constant", "c": "one"}`, "kernel expression"},
+	} {
+		_, err := Parse(tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.contains) {
+			t.Errorf("Parse(%s): error %v, want one containing %q", tc.spec, err, tc.contains)
+		}
+	}
+}
+
+// params returns pointers to k's hyperparameters in depth-first leaf order.
+func params(k Kernel) []*float64 {
+	switch k := k.(type) {
+	case *Constant:
+		return []*float64{&k.C}
+	case *KroneckerDelta:
+		return []*float64{&k.H}
+	case *SquareExponential:
+		return []*float64{&k.LengthScale}
+	case *BrownianBridge:
+		return []*float64{&k.C}
+	case *Sum:
+		var ps []*float64
+		for _, t := range k.Terms {
+			ps = append(ps, params(t)...)
+		}
+		return ps
+	case *Product:
+		var ps []*float64
+		for _, t := range k.Terms {
+			ps = append(ps, params(t)...)
+		}
+		return ps
+	case *Normalized:
+		return params(k.K)
+	}
+	panic(fmt.Sprintf("unknown kernel %T", k))
+}
+
+func TestEvalGradFiniteDifferences(t *testing.T) {
+	pts := [][]float64{
+		{0, 0.3, 1.0},
+		{0, -0.4, 1.5},
+		{1, 0.3, -0.2},
+		{2, 1.1, 0.4},
+	}
+	for _, spec := range []string{
+		`{"kind": "constant", "c": 0.7}`,
+		`{"kind": "kronecker_delta", "h": 0.3, "col": 0}`,
+		`{"kind": "kronecker_delta", "h": 0.3, "col": 0, "width": 2}`,
+		`{"kind": "square_exponential", "length_scale": 0.8, "col": 1}`,
+		`{"kind": "square_exponential", "length_scale": 1.3, "col": 1, "width": 2}`,
+		`{"kind": "brownian_bridge", "c": 2.5, "col": 2}`,
+		`{"kind": "sum", "terms": [{"kind": "kronecker_delta", "h": 0.3, "col": 0}, {"kind": "square_exponential", "length_scale": 0.5, "col": 1}]}`,
+		`{"kind": "product", "terms": [{"kind": "kronecker_delta", "h": 0.3, "col": 0}, {"kind": "square_exponential", "length_scale": 0.5, "col": 1}, {"kind": "constant", "c": 2}]}`,
+		`{"kind": "product", "terms": [{"kind": "kronecker_delta", "h": 0, "col": 0}, {"kind": "brownian_bridge", "c": 3, "col": 2}]}`,
+		`{"kind": "normalized", "kernel": {"kind": "product", "terms": [{"kind": "kronecker_delta", "h": 0.3, "col": 0},
+			{"kind": "sum", "terms": [{"kind": "square_exponential", "length_scale": 1.0, "col": 1}, {"kind": "constant", "c": 0.01}]}]}}`,
+		`{"kind": "normalized", "kernel": {"kind": "sum", "terms": [{"kind": "kronecker_delta", "h": 0.3, "col": 0}, {"kind": "square_exponential", "length_scale": 0.05, "col": 1}]}}`,
+		`{"kind": "sum", "terms": [{"kind": "normalized", "kernel": {"kind": "brownian_bridge", "c": 2, "col": 1}}, {"kind": "product", "terms": [{"kind": "constant", "c": 0.5}, {"kind": "square_exponential", "length_scale": 2, "col": 2}]}]}`,
+	} {
+		k := mustParse(t, spec)
+		ps := params(k)
+		if len(ps) != k.NumParams() {
+			t.Fatalf("%s: %d parameters found, NumParams %d", spec, len(ps), k.NumParams())
+		}
+		grad := make([]float64, k.NumParams())
+		for _, x := range pts {
+			for _, y := range pts {
+				v := k.EvalGrad(x, y, grad)
+				if e := k.Eval(x, y); v != e {
+					t.Errorf("%s: EvalGrad value %.17g, Eval %.17g", spec, v, e)
+				}
+				for p, ptr := range ps {
+					orig := *ptr
+					h := 1e-6 * math.Max(1, math.Abs(orig))
+					*ptr = orig + h
+					up := k.Eval(x, y)
+					*ptr = orig - h
+					down := k.Eval(x, y)
+					*ptr = orig
+					fd := (up - down) / (2 * h)
+					if math.Abs(grad[p]-fd) > 1e-6*math.Max(1, math.Abs(fd)) {
+						t.Errorf("%s at %v, %v: ∂k/∂θ%d = %.10g, finite differences %.10g", spec, x, y, p, grad[p], fd)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,110 @@
+// Package schedule runs independent tasks, such as the graph pairs of a Gram
+// matrix, on a fixed number of goroutines, handing out work dynamically and
+// turning a panic in any task into an error.
+package schedule
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Pair is one entry (I, J) of a kernel matrix.
+type Pair struct{ I, J int }
+
+// Pairs lists the entries to compute: the upper triangle with diagonal when
+// symmetric (n == m is required), every entry otherwise.
+func Pairs(n, m int, symmetric bool) []Pair {
+	var ps []Pair
+	if symmetric {
+		ps = make([]Pair, 0, n*(n+1)/2)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				ps = append(ps, Pair{i, j})
+			}
+		}
+		return ps
+	}
+	ps = make([]Pair, 0, n*m)
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			ps = append(ps, Pair{i, j})
+		}
+	}
+	return ps
+}
+
+// LargestFirst sorts pairs by decreasing cost so that the longest tasks start
+// first and the last ones to finish are short (a simple longest-processing-time rule).
+func LargestFirst(ps []Pair, cost func(Pair) float64) {
+	c := make([]float64, len(ps))
+	idx := make([]int, len(ps))
+	for k, p := range ps {
+		c[k], idx[k] = cost(p), k
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return c[idx[a]] > c[idx[b]] })
+	sorted := make([]Pair, len(ps))
+	for k, i := range idx {
+		sorted[k] = ps[i]
+	}
+	copy(ps, sorted)
+}
+
+// Workers returns the number of goroutines to use for nJobs: all cores when
+// nJobs <= 0, else nJobs.
+func Workers(nJobs int) int {
+	if nJobs <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return nJobs
+}
+
+// Run calls task(worker, k) for k in [0, n) on Workers(nJobs) goroutines, handing
+// out indices in chunks of grain. worker is in [0, Workers(nJobs)) and lets a task
+// reuse per-goroutine scratch space. The first error or panic stops the hand-out
+// of new work and is returned; a panic is returned with its stack.
+func Run(n, nJobs, grain int, task func(worker, k int) error) error {
+	if grain < 1 {
+		grain = 1
+	}
+	w := min(Workers(nJobs), max(1, (n+grain-1)/grain))
+	var (
+		next    atomic.Int64
+		stop    atomic.Bool
+		errOnce sync.Once
+		first   error
+		wg      sync.WaitGroup
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { first = err })
+		stop.Store(true)
+	}
+	for t := 0; t < w; t++ {
+		wg.Add(1)
+		go func(worker int) {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					fail(fmt.Errorf("internal error (panic): %v\n%s", r, debug.Stack()))
+				}
+			}()
+			for !stop.Load() {
+				start := int(next.Add(int64(grain))) - grain
+				if start >= n {
+					return
+				}
+				for k := start; k < min(start+grain, n); k++ {
+					if err := task(worker, k); err != nil {
+						fail(err)
+						return
+					}
+				}
+			}
+		}(t)
+	}
+	wg.Wait()
+	return first
+}

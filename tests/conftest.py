@@ -1,0 +1,46 @@
+"""Shared pytest fixtures: where the real data sets live, and random test graphs."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import graphgram
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = REPO.parent / "shared" / "datasets"
+GOLDEN = REPO / "gokernel" / "mgk" / "testdata"
+
+
+@pytest.fixture(scope="session")
+def datasets_dir():
+    """The folder of TU and MoleculeNet data sets beside the repository (skip if absent)."""
+    if not DATASETS.is_dir():
+        pytest.skip("shared/datasets is not beside the repository")
+    return DATASETS
+
+
+@pytest.fixture(scope="session")
+def mutag():
+    """The bundled MUTAG graphs and targets."""
+    return graphgram.datasets.load_mutag()
+
+
+def random_graph(rng, n, p_edge=0.4, self_loops=True, n_labels=3, vec=2):
+    """A random labeled, weighted graph with node attributes label (int), charge
+    (float), vec (float vector) and edge attributes label (int), length (float)."""
+    edges = [(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < p_edge]
+    if self_loops:
+        edges += [(i, i) for i in range(n) if rng.random() < 0.2]
+    m = len(edges)
+    return graphgram.Graph(
+        n, np.array(edges, dtype=np.int64).reshape(-1, 2), rng.uniform(0.1, 2.0, m),
+        node_attrs={"label": rng.integers(0, n_labels, n), "charge": rng.normal(size=n),
+                    "vec": rng.normal(size=(n, vec))},
+        edge_attrs={"label": rng.integers(0, 2, m), "length": rng.uniform(0.5, 2.0, m)},
+    )
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20261123)
