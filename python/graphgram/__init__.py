@@ -13,12 +13,21 @@ datasets
     ``load_tu`` for the TU benchmark format and ``load_mutag`` for the bundled MUTAG set.
 microkernels
     Base kernels on node and edge attributes (``KroneckerDelta``, ``SquareExponential``, ...).
+molecules
+    Graphs from SMILES, RDKit molecules and 3D coordinates; ``molecular_kernel`` preset.
+
+scikit-learn
+------------
+Every kernel is a transformer (``fit``/``transform``) usable in a ``Pipeline``;
+``gaussian_process.GraphKernel`` makes a kernel a Gaussian-process kernel.
 """
 
-from . import datasets, microkernels
+from . import datasets, gaussian_process, microkernels, molecules
 from .graph import Graph
 from .marginalized import MarginalizedGraphKernel
+from .molecules import molecular_kernel
 
 __version__ = "0.1.0"
 
-__all__ = ["Graph", "MarginalizedGraphKernel", "datasets", "microkernels", "__version__"]
+__all__ = ["Graph", "MarginalizedGraphKernel", "molecular_kernel", "datasets", "gaussian_process",
+           "microkernels", "molecules", "__version__"]
