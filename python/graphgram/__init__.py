@@ -26,8 +26,10 @@ from . import datasets, gaussian_process, microkernels, molecules
 from .graph import Graph
 from .marginalized import MarginalizedGraphKernel
 from .molecules import molecular_kernel
+from .random_walk import RandomWalkKernel
+from .shortest_path import ShortestPathKernel
 
 __version__ = "0.1.0"
 
-__all__ = ["Graph", "MarginalizedGraphKernel", "molecular_kernel", "datasets", "gaussian_process",
+__all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "molecular_kernel", "datasets", "gaussian_process",
            "microkernels", "molecules", "__version__"]

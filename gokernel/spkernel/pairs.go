@@ -1,0 +1,322 @@
+package spkernel
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/schedule"
+)
+
+// splitChunks is the number of pieces a split pair is cut into. It is fixed, not
+// taken from the worker count, so that a pair's value is summed in the same order
+// whatever NJobs is.
+const splitChunks = 64
+
+// pairScratch is per-goroutine working memory for one pair at a time.
+type pairScratch struct {
+	kn   []float64
+	list []groupWeight
+	x, y []float64
+}
+
+func newScratch() *pairScratch {
+	return &pairScratch{x: make([]float64, 1), y: make([]float64, 1)}
+}
+
+// groupWeight is a group of the second graph's SP edges and the length-kernel value
+// between its length and the current group's length.
+type groupWeight struct {
+	b int32
+	w float64
+}
+
+// splitWork returns the threshold above which a pair is split.
+func (p *plan) splitWork() int64 {
+	switch {
+	case p.opt.SplitWork < 0:
+		return -1
+	case p.opt.SplitWork == 0:
+		return DefaultSplitWork
+	}
+	return p.opt.SplitWork
+}
+
+// split reports whether pair (i, j) is computed in splitChunks pieces. It depends
+// only on the two graphs, so Gram and Diag agree bit for bit.
+func (p *plan) split(i, j int) bool {
+	t := p.splitWork()
+	if t < 0 || p.method == MethodLabelJoin {
+		return false
+	}
+	return int64(len(p.sp[i].u))*int64(len(p.sp[j].u)) > t
+}
+
+// gramPairs computes the kernel pair by pair (all methods but the feature map).
+// Split pairs go first, one at a time with all workers; the rest are handed out
+// row by row, rows of large graphs first so that the last tasks are short.
+func (p *plan) gramPairs(nx, ny, yOff int, symmetric bool, out []float64) error {
+	put := func(i, j int, v float64) {
+		out[i*ny+j-yOff] = v
+		if symmetric {
+			out[(j-yOff)*ny+i] = v
+		}
+	}
+	order := make([]int, nx)
+	for i := range order {
+		order[i] = i
+	}
+	size := func(i int) int { return len(p.sp[i].u) + len(p.sp[i].fn) }
+	sort.SliceStable(order, func(a, b int) bool { return size(order[a]) > size(order[b]) })
+	partner := func(k int) []int { return nil }
+	if symmetric {
+		partner = func(k int) []int { return order[k:] }
+	} else {
+		ys := make([]int, ny)
+		for j := range ys {
+			ys[j] = yOff + j
+		}
+		partner = func(int) []int { return ys }
+	}
+
+	if t := p.splitWork(); t >= 0 {
+		maxX, maxY := 0, 0
+		for i := 0; i < nx; i++ {
+			maxX = max(maxX, len(p.sp[i].u))
+		}
+		for j := yOff; j < yOff+ny; j++ {
+			maxY = max(maxY, len(p.sp[j].u))
+		}
+		if int64(maxX)*int64(maxY) > t {
+			ws := newScratch()
+			for k, i := range order {
+				for _, j := range partner(k) {
+					if p.split(i, j) {
+						v, err := p.pair(ws, i, j, true)
+						if err != nil {
+							return err
+						}
+						put(i, j, v)
+					}
+				}
+			}
+		}
+	}
+	return p.pairsRun(nx, func(ws *pairScratch, k int) error {
+		i := order[k]
+		for _, j := range partner(k) {
+			if p.split(i, j) {
+				continue
+			}
+			v, err := p.pair(ws, i, j, false)
+			if err != nil {
+				return err
+			}
+			put(i, j, v)
+		}
+		return nil
+	})
+}
+
+// diagPairs writes K(G, G) for every graph, split pairs first.
+func (p *plan) diagPairs(out []float64) error {
+	ws := newScratch()
+	for i := range p.sp {
+		if p.split(i, i) {
+			v, err := p.pair(ws, i, i, true)
+			if err != nil {
+				return err
+			}
+			out[i] = v
+		}
+	}
+	return p.pairsRun(len(p.sp), func(ws *pairScratch, i int) error {
+		if p.split(i, i) {
+			return nil
+		}
+		v, err := p.pair(ws, i, i, false)
+		out[i] = v
+		return err
+	})
+}
+
+// pairsRun runs task over [0, n) with one scratch per worker.
+func (p *plan) pairsRun(n int, task func(ws *pairScratch, k int) error) error {
+	ws := make([]*pairScratch, schedule.Workers(p.opt.NJobs))
+	for w := range ws {
+		ws[w] = newScratch()
+	}
+	return schedule.Run(n, p.opt.NJobs, 1, func(w, k int) error { return task(ws[w], k) })
+}
+
+// pair returns K(graph i, graph j). A split pair is summed in splitChunks pieces,
+// in parallel when parallel is set, always added up in chunk order.
+func (p *plan) pair(ws *pairScratch, i, j int, parallel bool) (float64, error) {
+	a, b := p.sp[i], p.sp[j]
+	if p.method == MethodLabelJoin {
+		return 2 * p.labelJoin(ws, a, b) * p.scale, nil
+	}
+	if len(a.u) == 0 || len(b.u) == 0 {
+		return 0, nil
+	}
+	if cap(ws.kn) < a.n*b.n {
+		ws.kn = make([]float64, a.n*b.n)
+	}
+	kn := ws.kn[:a.n*b.n]
+	p.nodeMatrix(p.graphs[i], p.graphs[j], a, b, kn)
+	if !p.split(i, j) {
+		var s float64
+		s, ws.list = p.sumRange(a, b, kn, ws, ws.list, 0, len(a.u))
+		return 2 * s * p.scale, nil
+	}
+	ne := len(a.u)
+	nc := min(splitChunks, ne)
+	part := make([]float64, nc)
+	chunk := func(sc *pairScratch, c int) {
+		part[c], sc.list = p.sumRange(a, b, kn, sc, sc.list, c*ne/nc, (c+1)*ne/nc)
+	}
+	if parallel {
+		scs := make([]*pairScratch, schedule.Workers(p.opt.NJobs))
+		for w := range scs {
+			scs[w] = newScratch()
+		}
+		if err := schedule.Run(nc, p.opt.NJobs, 1, func(w, c int) error { chunk(scs[w], c); return nil }); err != nil {
+			return 0, err
+		}
+	} else {
+		for c := 0; c < nc; c++ {
+			chunk(ws, c)
+		}
+	}
+	s := 0.0
+	for _, x := range part {
+		s += x
+	}
+	return 2 * s * p.scale, nil
+}
+
+// nodeMatrix fills kn (a.n × b.n) with the node kernel between the nodes of the two
+// graphs, from the class table when there is one.
+func (p *plan) nodeMatrix(ga, gb *graph.Graph, a, b *spGraph, kn []float64) {
+	nb := b.n
+	if p.nodeTable != nil {
+		nc := p.nClass
+		for u := 0; u < a.n; u++ {
+			t := p.nodeTable[int(a.cls[u])*nc : int(a.cls[u])*nc+nc]
+			row := kn[u*nb : u*nb+nb]
+			for v, c := range b.cls {
+				row[v] = t[c]
+			}
+		}
+		return
+	}
+	k := p.opt.NodeKernel
+	for u := 0; u < a.n; u++ {
+		x := ga.Node(u)
+		row := kn[u*nb : u*nb+nb]
+		for v := range row {
+			row[v] = k.Eval(x, gb.Node(v))
+		}
+	}
+}
+
+// lengthValue returns the length kernel between length ids la and lb.
+func (p *plan) lengthValue(ws *pairScratch, la, lb int32) float64 {
+	if p.lenTable != nil {
+		return p.lenTable[int(la)*len(p.lenVal)+int(lb)]
+	}
+	ws.x[0], ws.y[0] = p.lenVal[la], p.lenVal[lb]
+	return p.lengthKernel().Eval(ws.x, ws.y)
+}
+
+// groupWeights lists the groups of b whose length kernel with length id la is
+// non-zero, with that value: under exact-match lengths only the group of equal
+// length (the hash join), otherwise every group with a non-zero weight.
+func (p *plan) groupWeights(ws *pairScratch, la int32, b *spGraph, list []groupWeight) []groupWeight {
+	if p.lengthDirac {
+		d := p.lenVal[la]
+		k := sort.Search(len(b.grpLid), func(k int) bool { return p.lenVal[b.grpLid[k]] >= d })
+		if k < len(b.grpLid) && b.grpLid[k] == la {
+			list = append(list, groupWeight{int32(k), 1})
+		}
+		return list
+	}
+	for k, lb := range b.grpLid {
+		if w := p.lengthValue(ws, la, lb); w != 0 {
+			list = append(list, groupWeight{int32(k), w})
+		}
+	}
+	return list
+}
+
+// sumRange returns Σ over SP edges e in [e0, e1) of a and all SP edges e' of b of
+// κlength(e, e') · (kn[u,u']·kn[v,v'] + kn[u,v']·kn[v,u']): each unordered pair of
+// unordered SP edges stands for the four ordered ones, two of each product, which
+// the caller's factor 2 restores. The innermost loop has no branches: the length
+// weight is hoisted to the group of e', and groups of zero weight are skipped
+// before it.
+func (p *plan) sumRange(a, b *spGraph, kn []float64, ws *pairScratch, list []groupWeight, e0, e1 int) (float64, []groupWeight) {
+	nb := b.n
+	total := 0.0
+	ga := sort.Search(len(a.grpLid), func(k int) bool { return int(a.grpOff[k+1]) > e0 })
+	for ; ga < len(a.grpLid) && int(a.grpOff[ga]) < e1; ga++ {
+		list = p.groupWeights(ws, a.grpLid[ga], b, list[:0])
+		if len(list) == 0 {
+			continue
+		}
+		lo, hi := max(e0, int(a.grpOff[ga])), min(e1, int(a.grpOff[ga+1]))
+		for e := lo; e < hi; e++ {
+			u, v := int(a.u[e])*nb, int(a.v[e])*nb
+			ku, kv := kn[u:u+nb], kn[v:v+nb]
+			acc := 0.0
+			for _, gw := range list {
+				b0, b1 := b.grpOff[gw.b], b.grpOff[gw.b+1]
+				bu, bv := b.u[b0:b1], b.v[b0:b1]
+				bv = bv[:len(bu)]
+				s := 0.0
+				for t, x := range bu {
+					y := bv[t]
+					s += ku[x]*kv[y] + ku[y]*kv[x]
+				}
+				acc += gw.w * s
+			}
+			total += acc
+		}
+	}
+	return total, list
+}
+
+// labelJoin returns Σ over canonical label pairs t shared by a and b of
+// g(t) · Σ_{lengths l, l'} n_t(l) · n'_t(l') · κlength(l, l'), half the kernel
+// before scaling (see gFactor).
+func (p *plan) labelJoin(ws *pairScratch, a, b *spGraph) float64 {
+	total := 0.0
+	ia, ib := 0, 0
+	for ia < len(a.fn) && ib < len(b.fn) {
+		ka := [2]int32{a.fa[ia], a.fb[ia]}
+		kb := [2]int32{b.fa[ib], b.fb[ib]}
+		ea, eb := ia+1, ib+1
+		for ea < len(a.fn) && a.fa[ea] == ka[0] && a.fb[ea] == ka[1] {
+			ea++
+		}
+		for eb < len(b.fn) && b.fa[eb] == kb[0] && b.fb[eb] == kb[1] {
+			eb++
+		}
+		switch c := slices.Compare(ka[:], kb[:]); {
+		case c < 0:
+			ia = ea
+		case c > 0:
+			ib = eb
+		default:
+			s := 0.0
+			for x := ia; x < ea; x++ {
+				for y := ib; y < eb; y++ {
+					s += a.fn[x] * b.fn[y] * p.lengthValue(ws, a.fl[x], b.fl[y])
+				}
+			}
+			total += gFactor(ka[0], ka[1]) * s
+			ia, ib = ea, eb
+		}
+	}
+	return total
+}
