@@ -108,3 +108,20 @@ func Run(n, nJobs, grain int, task func(worker, k int) error) error {
 	wg.Wait()
 	return first
 }
+
+// Operands returns the graphs that a kernel matrix K(X, Y) reads — X followed by Y,
+// or X alone when symmetric (Y is then ignored and taken to be X) — and the index in
+// that list of Y's first graph, after checking that out has len(X)·len(Y) entries.
+func Operands[T any](X, Y []T, symmetric bool, outLen int) (all []T, yOff int, err error) {
+	if symmetric {
+		Y = X
+	}
+	nx, ny := len(X), len(Y)
+	if outLen != nx*ny {
+		return nil, 0, fmt.Errorf("output has %d entries for a %d×%d kernel matrix", outLen, nx, ny)
+	}
+	if symmetric {
+		return X, 0, nil
+	}
+	return append(append(make([]T, 0, nx+ny), X...), Y...), nx, nil
+}

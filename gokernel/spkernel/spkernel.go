@@ -99,21 +99,14 @@ func Gram(X, Y []*graph.Graph, symmetric bool, opt Options, out []float64) error
 	if symmetric {
 		Y = X
 	}
-	nx, ny := len(X), len(Y)
-	if len(out) != nx*ny {
-		return fmt.Errorf("output has %d entries for a %d×%d kernel matrix", len(out), nx, ny)
-	}
-	all := X
-	if !symmetric {
-		all = append(append(make([]*graph.Graph, 0, nx+ny), X...), Y...)
-	}
-	p, err := newPlan(all, nx, opt)
+	all, yOff, err := schedule.Operands(X, Y, symmetric, len(out))
 	if err != nil {
 		return err
 	}
-	yOff := nx
-	if symmetric {
-		yOff = 0
+	nx, ny := len(X), len(Y)
+	p, err := newPlan(all, nx, opt)
+	if err != nil {
+		return err
 	}
 	if p.method == MethodFeatureMap {
 		return p.gramFeatures(nx, ny, yOff, symmetric, out)
