@@ -22,9 +22,13 @@ install-test: venv
 demo: install
 	cd /tmp && $(abspath $(PY)) -m graphgram.demo
 
+# Go tests run twice: portable build, and with the simd experiment (the AVX2
+# kernels the Python extension is built with; their fallback otherwise).
 test-go:
 	go vet ./gokernel/... ./pybind/...
 	go test ./gokernel/... ./pybind/...
+	GOEXPERIMENT=simd go vet ./gokernel/... ./pybind/...
+	GOEXPERIMENT=simd go test ./gokernel/... ./pybind/...
 
 test-python: install-test
 	$(PY) -m pytest -q -p no:cacheprovider tests

@@ -62,10 +62,15 @@ class GopyBuild(build_ext):
         # it out of `go test ./...` and `go vet ./...`.
         out = os.path.join(build_dir, "_gopy")
         shutil.rmtree(out, ignore_errors=True)
+        # Go's simd/archsimd experiment turns on the AVX2 kernels of the solver
+        # (chosen at run time from the CPU's features, with a portable fallback);
+        # a GOEXPERIMENT already set by the user wins.
+        gopy_env = dict(env)
+        gopy_env.setdefault("GOEXPERIMENT", "simd")
         _run(
             [os.path.join(tools, "gopy"), "build", "-vm=" + sys.executable, "-output=" + out,
              "-name=ggcore", "-no-make=true", "./pybind"],
-            env, "gopy build of the Go core",
+            gopy_env, "gopy build of the Go core",
         )
         target = os.path.dirname(self.get_ext_fullpath(ext.name))
         os.makedirs(target, exist_ok=True)

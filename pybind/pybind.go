@@ -12,6 +12,7 @@ import (
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/gokernel/octile"
 )
 
 // Word offsets of a batch descriptor (docs/abi.md).
@@ -108,6 +109,10 @@ func guard(err *error) {
 
 // Version returns the version of the Go core.
 func Version() string { return "0.1.0" }
+
+// VectorKernels reports whether the solver's AVX2 kernels are in use: the core
+// was built with GOEXPERIMENT=simd and the CPU has AVX2 and FMA.
+func VectorKernels() bool { return octile.SIMD }
 
 // SelfTestPanic panics inside the guard that every exported function uses. It
 // exists so that the test suite can check, through the real extension, that a Go

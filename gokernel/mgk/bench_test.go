@@ -1,10 +1,14 @@
 package mgk
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/gokernel/octile"
+	"github.com/graphgram/graphgram/gokernel/octile/octiletest"
 	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
@@ -87,4 +91,81 @@ func BenchmarkGramGradMUTAG20(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(gs)*(len(gs)+1)/2)/b.Elapsed().Seconds(), "pairs/s")
+}
+
+// operatorPairs are typical pairs of the benchmark sets: a mid-sized pair of
+// MUTAG, NCI1 and PROTEINS (when ../shared/datasets is present, with random
+// edge labels in {0,1,2} added where the set has none), PROTEINS' two largest
+// graphs, and Newman–Watts–Strogatz (96, 3, 0.1) and Barabási–Albert (96, 6)
+// pairs.
+func operatorPairs() []struct {
+	name string
+	g, h *graph.Graph
+} {
+	type pair = struct {
+		name string
+		g, h *graph.Graph
+	}
+	var ps []pair
+	for _, name := range []string{"MUTAG", "NCI1", "PROTEINS"} {
+		gs, err := octiletest.ReadTU("/work/shared/datasets", name)
+		if err != nil || len(gs) < 2 {
+			continue
+		}
+		slices.SortStableFunc(gs, func(a, b *graph.Graph) int { return a.NumEdges() - b.NumEdges() })
+		mid := len(gs) / 2
+		ps = append(ps, pair{name, octiletest.WithEdgeFeatures(gs[mid], 3, 1), octiletest.WithEdgeFeatures(gs[mid+1], 3, 2)})
+		if name == "PROTEINS" {
+			n := len(gs)
+			ps = append(ps, pair{"PROTEINS-large", octiletest.WithEdgeFeatures(gs[n-1], 3, 1), octiletest.WithEdgeFeatures(gs[n-2], 3, 2)})
+		}
+	}
+	return append(ps,
+		pair{"NWS96", octiletest.NewmanWattsStrogatz(96, 3, 0.1, 1), octiletest.NewmanWattsStrogatz(96, 3, 0.1, 2)},
+		pair{"BA96", octiletest.BarabasiAlbert(96, 6, 1), octiletest.BarabasiAlbert(96, 6, 2)})
+}
+
+// BenchmarkOperators solves one pair (set-up and CG, q = 0.01, Kronecker
+// deltas on the node and edge labels) with each product operator forced, and
+// with the automatic choice; the constants of choose come from here. The
+// reported mv-ns is the time of one product W·x alone.
+func BenchmarkOperators(b *testing.B) {
+	opt, _ := labelOptions(0.01).resolve()
+	for _, pr := range operatorPairs() {
+		a, c := newSide(pr.g, nil), newSide(pr.h, nil)
+		for _, mode := range []struct {
+			name string
+			op   opKind
+		}{{"auto", opAuto}, {"edge", opEdge}, {"octile", opOctile}} {
+			b.Run(pr.name+"/"+mode.name, func(b *testing.B) {
+				restore := forceMode(mode.op, octile.Auto)
+				defer restore()
+				var ps pairSolver
+				if err := ps.prepare(&a, &c, &opt); err != nil {
+					b.Fatal(err)
+				}
+				if mode.op == opOctile && ps.w != &ps.oct {
+					b.Skip("octile refused the pair")
+				}
+				x, y := make([]float64, pr.g.N*pr.h.N), make([]float64, pr.g.N*pr.h.N)
+				for k := range x {
+					x[k] = 1
+				}
+				const mvs = 200
+				start := time.Now()
+				for range mvs {
+					ps.w.mulW(y, x)
+				}
+				mv := time.Since(start)
+				for b.Loop() {
+					if err := ps.prepare(&a, &c, &opt); err != nil {
+						b.Fatal(err)
+					}
+					ps.solvePrimal()
+				}
+				b.ReportMetric(float64(mv.Nanoseconds())/mvs, "mv-ns")
+				b.ReportMetric(float64(pr.g.NumEdges()*pr.h.NumEdges()), "edge-pairs")
+			})
+		}
+	}
 }

@@ -201,7 +201,7 @@ func testGraphs(t testing.TB) []*graph.Graph {
 	for _, nd := range []struct {
 		n int
 		d float64
-	}{{2, 0.9}, {3, 0.6}, {5, 0.3}, {5, 0.7}, {6, 0.15}, {7, 0.4}, {8, 0.25}} {
+	}{{2, 0.9}, {3, 0.6}, {5, 0.3}, {5, 0.7}, {6, 0.15}, {7, 0.4}, {8, 0.25}, {19, 0.15}} {
 		gs = append(gs, randomGraph(t, rng, nd.n, nd.d))
 	}
 	return gs

@@ -3,6 +3,7 @@ package mgk
 import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/gokernel/octile"
 )
 
 // productOperator multiplies a vector over the product nodes of one graph pair
@@ -100,4 +101,96 @@ func (o *edgeOperator) mulW(dst, src []float64) {
 			yb[ap] += c * xa[bp]
 		}
 	}
+}
+
+// octileOperator is the productOperator of the octile package: the two graphs
+// packed into 8×8 tiles, the product formed by whichever of octile's paths its
+// cost model picks (tiled, factorized on edge-label classes, or an explicit
+// product matrix). It wins on larger and denser pairs, and on pairs whose
+// edge-kernel table would not fit in memory.
+type octileOperator struct {
+	pair *octile.Pair
+}
+
+// mulW implements productOperator.
+func (o *octileOperator) mulW(dst, src []float64) { o.pair.Mul(dst, src) }
+
+// opKind names the productOperator a pair is solved with.
+type opKind int
+
+const (
+	opAuto      opKind = iota // let choose decide (forceOp only)
+	opEdge                    // edgeOperator on the edge-kernel table
+	opCSRCached               // csrOperator on the edge-kernel table (reference)
+	opCSR                     // csrOperator evaluating κe inside the product
+	opOctile                  // octileOperator
+)
+
+// forceOp makes choose return the given operator whenever it applies, and
+// octilePath forces a path of octile's, so that tests can compare every
+// operator with the reference.
+var (
+	forceOp    = opAuto
+	octilePath = octile.Auto
+)
+
+// Cost model of choose, in nanoseconds, measured on the development machine
+// (2-core AMD EPYC, AVX2) by BenchmarkOperators: edgeNS per pair of undirected
+// edges in one edgeOperator product, tableNS per pair of edges to fill the
+// table (one κe evaluation, spread over assumedIters mat-vecs), evalNS per
+// pair of directed nonzeros when csrOperator evaluates κe in the product.
+// octileMinPairs is the size below which octile is not even planned: its
+// set-up costs more than it could save.
+const (
+	edgeNS         = 4.0
+	tableNS        = 12
+	evalNS         = 20
+	assumedIters   = 30
+	octileMinPairs = 2048
+)
+
+// choose picks the productOperator of the pair (a, b) by estimated cost per
+// mat-vec, set-up included. When it returns opOctile, ps.oct is ready.
+func (ps *pairSolver) choose(a, b *side, opt *Options) opKind {
+	mg, mh := a.g.NumEdges(), b.g.NumEdges()
+	pairs := mg * mh
+	fits := pairs <= cacheLimit
+	if pairs == 0 {
+		return opCSR
+	}
+	if useReference {
+		if fits {
+			return opCSRCached
+		}
+		return opCSR
+	}
+	octileOK := a.pk != nil && b.pk != nil
+	switch forceOp {
+	case opOctile:
+		if octileOK && ps.resetOctile(a, b, opt) {
+			return opOctile
+		}
+	case opEdge, opCSRCached:
+		if fits {
+			return forceOp
+		}
+	case opCSR:
+		return opCSR
+	}
+	kind, best := opCSR, evalNS*float64(len(a.g.Col))*float64(len(b.g.Col))
+	if fits {
+		kind, best = opEdge, (edgeNS+tableNS/float64(assumedIters))*float64(pairs)
+	}
+	if octileOK && pairs >= octileMinPairs && ps.resetOctile(a, b, opt) && ps.oct.pair.Cost() < best {
+		return opOctile
+	}
+	return kind
+}
+
+// resetOctile prepares ps.oct for the pair and reports whether it can serve it.
+func (ps *pairSolver) resetOctile(a, b *side, opt *Options) bool {
+	if ps.oct.pair == nil {
+		ps.oct.pair = octile.NewPair(octile.Options{Path: octilePath, Iterations: assumedIters})
+	}
+	return ps.oct.pair.Reset(a.pk, b.pk, opt.EdgeKernel) == nil
 }

@@ -123,9 +123,15 @@ func sides(name string, gs []*graph.Graph, starts [][]float64, opt *Options) ([]
 				}
 			}
 		}
-		out[i] = newSide(g, st)
+		out[i] = side{g: g, start: st}
 	}
-	return out, nil
+	// Packing (and reordering) is linear in each graph's size; spread it over
+	// the cores like the pairs.
+	err := schedule.Run(len(out), opt.NJobs, 16, func(_, i int) error {
+		out[i] = newSide(out[i].g, out[i].start)
+		return nil
+	})
+	return out, err
 }
 
 // setup validates the arguments common to Gram, Nodal and GramGrad and returns
@@ -313,12 +319,14 @@ func Nodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt 
 		a, b := &xs[p.I], &ys[p.J]
 		nh := b.g.N
 		for i := 0; i < a.g.N; i++ {
+			row := offX[p.I] + a.node(i)
 			for ip := 0; ip < nh; ip++ {
 				k := i*nh + ip
 				x := s.x(k) * a.p(i) * b.p(ip)
-				out[(offX[p.I]+i)*nY+offY[p.J]+ip] = x
+				col := offY[p.J] + b.node(ip)
+				out[row*nY+col] = x
 				if symmetric {
-					out[(offY[p.J]+ip)*nY+offX[p.I]+i] = x
+					out[col*nY+row] = x
 				}
 			}
 		}

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/gokernel/octile"
 )
 
 var qs = []float64{0.001, 0.01, 0.1, 0.5, 0.9}
@@ -118,42 +120,80 @@ func packedOffsets(gs []*graph.Graph) ([]int, int) {
 	return off, t
 }
 
-// TestOperators checks the three mat-vec paths against each other and the
-// dense W: the default edge-pair operator, the reference CSR operator with the
-// edge-kernel table, and the CSR operator evaluating κe inside the product.
+// operatorModes are the ways a pair's product can be formed, for tests.
+var operatorModes = []struct {
+	name string
+	op   opKind
+	path octile.Path
+}{
+	{"edge", opEdge, octile.Auto},
+	{"csr-cached", opCSRCached, octile.Auto},
+	{"csr-uncached", opCSR, octile.Auto},
+	{"octile-auto", opOctile, octile.Auto},
+	{"octile-tiled", opOctile, octile.Tiled},
+	{"octile-factorized", opOctile, octile.Factorized},
+	{"octile-explicit", opOctile, octile.Explicit},
+	{"octile-eval", opOctile, octile.Eval},
+}
+
+// forceMode makes the solver use mode's operator until the returned function
+// is called.
+func forceMode(op opKind, path octile.Path) (restore func()) {
+	f, p := forceOp, octilePath
+	forceOp, octilePath = op, path
+	return func() { forceOp, octilePath = f, p }
+}
+
+// TestOperators checks every mat-vec path against the dense W of the pair in
+// the solver's node order, for both edge kernels of kernelSets (a Kronecker
+// delta, whose classes octile's factorized path uses, and a square exponential
+// on a continuous column, which it cannot).
 func TestOperators(t *testing.T) {
 	gs := testGraphs(t)
-	ks := kernelSets()[1]
-	opt, _ := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05}.resolve()
-	rng := rand.New(rand.NewPCG(3, 4))
-	defer func(l int, r bool) { cacheLimit, useReference = l, r }(cacheLimit, useReference)
+	reordered := 0
 	for _, g := range gs {
-		for _, h := range gs {
-			a, b := newSide(g, nil), newSide(h, nil)
-			n := g.N * h.N
-			src := make([]float64, n)
-			for k := range src {
-				src[k] = rng.NormFloat64()
-			}
-			want := make([]float64, n)
-			productPairs(g, h, ks.ek, func(i, j, ip, jp int, w float64) {
-				want[i*h.N+ip] += w * src[j*h.N+jp]
-			})
-			for _, mode := range []struct {
-				name  string
-				limit int
-				ref   bool
-			}{{"edge", 1 << 21, false}, {"csr-cached", 1 << 21, true}, {"csr-uncached", 0, true}} {
-				cacheLimit, useReference = mode.limit, mode.ref
-				var ps pairSolver
-				if err := ps.prepare(&a, &b, &opt); err != nil {
-					t.Fatal(err)
+		if s := newSide(g, nil); s.perm != nil {
+			reordered++
+		}
+	}
+	if reordered == 0 {
+		t.Fatal("no test graph is reordered by packing: the tests do not cover the solver's node order")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, ks := range kernelSets()[1:] {
+		opt, _ := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05}.resolve()
+		for _, g := range gs {
+			for _, h := range gs {
+				a, b := newSide(g, nil), newSide(h, nil)
+				n := g.N * h.N
+				src := make([]float64, n)
+				for k := range src {
+					src[k] = rng.NormFloat64()
 				}
-				got := make([]float64, n)
-				ps.w.mulW(got, src)
-				for k := range got {
-					if math.Abs(got[k]-want[k]) > 1e-13*(1+math.Abs(want[k])) {
-						t.Errorf("%s: graphs %d×%d entry %d: %.17g, dense %.17g", mode.name, g.N, h.N, k, got[k], want[k])
+				want := make([]float64, n)
+				productPairs(a.g, b.g, ks.ek, func(i, j, ip, jp int, w float64) {
+					want[i*h.N+ip] += w * src[j*h.N+jp]
+				})
+				for _, mode := range operatorModes {
+					restore := forceMode(mode.op, mode.path)
+					var ps pairSolver
+					err := ps.prepare(&a, &b, &opt)
+					restore()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if a.g.NumEdges()*b.g.NumEdges() > 0 && mode.op == opOctile && ps.w != &ps.oct {
+						if mode.path == octile.Factorized || mode.path == octile.Tiled {
+							continue // too many edge classes for a class table: a documented refusal
+						}
+						t.Fatalf("%s: octile refused a %d×%d pair", mode.name, g.N, h.N)
+					}
+					got := make([]float64, n)
+					ps.w.mulW(got, src)
+					for k := range got {
+						if math.Abs(got[k]-want[k]) > 1e-13*(1+math.Abs(want[k])) {
+							t.Errorf("%s %s: graphs %d×%d entry %d: %.17g, dense %.17g", ks.name, mode.name, g.N, h.N, k, got[k], want[k])
+						}
 					}
 				}
 			}
@@ -161,28 +201,31 @@ func TestOperators(t *testing.T) {
 	}
 }
 
-// TestGramOperatorPaths: the Gram matrix is the same whichever mat-vec is used.
+// TestGramOperatorPaths: the Gram matrix is the same whichever mat-vec is used,
+// and the same as with the reference operator.
 func TestGramOperatorPaths(t *testing.T) {
 	gs := testGraphs(t)
-	ks := kernelSets()[1]
-	opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05}
-	def := make([]float64, len(gs)*len(gs))
-	if _, err := Gram(gs, nil, nil, nil, true, opt, def, nil); err != nil {
-		t.Fatal(err)
-	}
-	defer func(l int, r bool) { cacheLimit, useReference = l, r }(cacheLimit, useReference)
-	for _, mode := range []struct {
-		limit int
-		ref   bool
-	}{{1 << 21, true}, {0, false}} {
-		cacheLimit, useReference = mode.limit, mode.ref
-		got := make([]float64, len(def))
-		if _, err := Gram(gs, nil, nil, nil, true, opt, got, nil); err != nil {
+	for _, ks := range kernelSets()[1:] {
+		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05}
+		def := make([]float64, len(gs)*len(gs))
+		useReference = true
+		_, err := Gram(gs, nil, nil, nil, true, opt, def, nil)
+		useReference = false
+		if err != nil {
 			t.Fatal(err)
 		}
-		for k := range def {
-			if !near(got[k], def[k], 1e-12) {
-				t.Errorf("limit %d reference %v entry %d: %.15g, default %.15g", mode.limit, mode.ref, k, got[k], def[k])
+		for _, mode := range operatorModes {
+			restore := forceMode(mode.op, mode.path)
+			got := make([]float64, len(def))
+			_, err := Gram(gs, nil, nil, nil, true, opt, got, nil)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range def {
+				if !near(got[k], def[k], 1e-12) {
+					t.Errorf("%s %s entry %d: %.15g, reference %.15g", ks.name, mode.name, k, got[k], def[k])
+				}
 			}
 		}
 	}
@@ -533,5 +576,39 @@ func TestPanicBecomesError(t *testing.T) {
 	_, err := Gram([]*graph.Graph{g}, nil, nil, nil, true, opt, make([]float64, 1), nil)
 	if err == nil || !strings.Contains(err.Error(), "panic") {
 		t.Errorf("error %v, want a recovered panic", err)
+	}
+}
+
+// TestMain packs every graph, however small, so that the tests run the
+// solver in octile's reordered node order and can force octile's paths on
+// small pairs; TestPackThreshold checks that this changes no value.
+func TestMain(m *testing.M) {
+	packMinEdges = 0
+	os.Exit(m.Run())
+}
+
+// TestPackThreshold: the Gram matrix with the default packing threshold (small
+// graphs unpacked, in the caller's order) equals that with every graph packed
+// and reordered, to rounding.
+func TestPackThreshold(t *testing.T) {
+	gs := testGraphs(t)
+	for _, ks := range kernelSets() {
+		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05, NJobs: 2}
+		packed := make([]float64, len(gs)*len(gs))
+		if _, err := Gram(gs, nil, nil, nil, true, opt, packed, nil); err != nil {
+			t.Fatal(err)
+		}
+		packMinEdges = defaultPackMinEdges
+		plain := make([]float64, len(packed))
+		_, err := Gram(gs, nil, nil, nil, true, opt, plain, nil)
+		packMinEdges = 0
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range plain {
+			if !near(plain[k], packed[k], 1e-12) {
+				t.Errorf("%s entry %d: unpacked %.15g, packed %.15g", ks.name, k, plain[k], packed[k])
+			}
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/octile"
+	"github.com/graphgram/graphgram/gokernel/vec"
 )
 
 // cacheLimit bounds the number of edge-kernel values cached per pair (and per
@@ -20,22 +22,62 @@ var useReference = false
 // side is one graph of a pair with what the solver needs from it precomputed
 // once per call rather than once per pair.
 type side struct {
+	// g is the graph in the node order the solver works in: that of pk when the
+	// graph could be packed (reordered for fewer tiles), else the caller's.
 	g *graph.Graph
+	// pk is g packed into octiles, nil when packing failed (repeated edges with
+	// different features); perm maps solver node k to the caller's node
+	// perm[k], nil for the identity.
+	pk   *octile.Graph
+	perm []int
 	// deg holds d_i = Σ_j w_ij, with 1 in place of 0 so isolated nodes keep a
 	// finite diagonal (GraphDot's convention).
 	deg []float64
-	// start holds the start probabilities; nil means all ones.
+	// start holds the start probabilities in solver order; nil means all ones.
 	start []float64
 }
 
+// defaultPackMinEdges is the edge count from which a graph is packed into
+// octiles: choose only plans octile for pairs with octileMinPairs edge pairs or
+// more, so smaller graphs are left unpacked (and in the caller's order) unless
+// paired with much larger ones, and the set-up of small-molecule sets stays
+// cheap.
+var defaultPackMinEdges = int(math.Ceil(math.Sqrt(octileMinPairs)))
+
+// packMinEdges is the threshold in use; tests lower it to pack every graph.
+var packMinEdges = defaultPackMinEdges
+
+// newSide packs g (reordered by octile.PackReordered) when it has at least
+// packMinEdges edges and precomputes its degrees, permuting start to the
+// packed order.
 func newSide(g *graph.Graph, start []float64) side {
-	d := g.Degrees()
-	for i, x := range d {
-		if x == 0 {
-			d[i] = 1
+	s := side{g: g, start: start}
+	if g.NumEdges() >= packMinEdges {
+		if pk, err := octile.PackReordered(g); err == nil {
+			s.g, s.pk, s.perm = pk.G, pk, pk.Perm
+			if start != nil && pk.Perm != nil {
+				s.start = make([]float64, len(start))
+				for k, from := range pk.Perm {
+					s.start[k] = start[from]
+				}
+			}
 		}
 	}
-	return side{g: g, deg: d, start: start}
+	s.deg = s.g.Degrees()
+	for i, x := range s.deg {
+		if x == 0 {
+			s.deg[i] = 1
+		}
+	}
+	return s
+}
+
+// node returns the caller's index of solver node k.
+func (s *side) node(k int) int {
+	if s.perm == nil {
+		return k
+	}
+	return s.perm[k]
 }
 
 func (s *side) p(i int) float64 {
@@ -70,6 +112,7 @@ type pairSolver struct {
 	cache          []float64
 	csr            csrOperator
 	edge           edgeOperator
+	oct            octileOperator
 	w              productOperator
 }
 
@@ -103,11 +146,12 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		}
 	}
 
-	// The edge kernel is evaluated once per pair of undirected edges into a
-	// table with the weights folded in, unless the table would be too large.
 	mg, mh := g.NumEdges(), h.NumEdges()
-	cached := mg*mh > 0 && mg*mh <= cacheLimit
+	op := ps.choose(a, b, opt)
+	cached := op == opEdge || op == opCSRCached
 	if cached {
+		// The edge kernel is evaluated once per pair of undirected edges into
+		// a table with the weights folded in.
 		ps.cache = grow(ps.cache, mg*mh)
 		for e := 0; e < mg; e++ {
 			ge, we := g.Edge(e), g.Weight[e]
@@ -141,14 +185,16 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		}
 	}
 
-	switch {
-	case !cached:
+	switch op {
+	case opOctile:
+		ps.w = &ps.oct
+	case opCSR:
 		ps.csr = csrOperator{g: g, h: h, ek: opt.EdgeKernel}
 		ps.w = &ps.csr
-	case useReference:
+	case opCSRCached:
 		ps.csr = csrOperator{g: g, h: h, cache: ps.cache, ek: opt.EdgeKernel}
 		ps.w = &ps.csr
-	default:
+	case opEdge:
 		// Fold in the self-loop factors edgeOperator needs (exact: powers of 2).
 		for e := 0; e < mg; e++ {
 			le := g.EdgeU[e] == g.EdgeV[e]
@@ -179,21 +225,11 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 }
 
 // apply sets dst = M·src = dd∘src − s∘W(s∘src) and returns srcᵀ·dst, which CG
-// needs next and which costs nothing extra in the final pass.
-func (ps *pairSolver) apply(dst, src []float64) float64 {
-	t, s, dd := ps.t[:len(src)], ps.s[:len(src)], ps.dd[:len(src)]
-	for k, x := range src {
-		t[k] = s[k] * x
-	}
-	ps.w.mulW(dst, t)
-	dst = dst[:len(src)]
-	dot := 0.0
-	for k, x := range src {
-		y := dd[k]*x - s[k]*dst[k]
-		dst[k] = y
-		dot += x * y
-	}
-	return dot
+// needs next and which costs nothing extra in the final pass. ssrc must hold
+// s∘src already: CG forms it in the same pass as the search direction.
+func (ps *pairSolver) apply(dst, src, ssrc []float64) float64 {
+	ps.w.mulW(dst, ssrc)
+	return vec.ShiftedScale(dst[:len(src)], ps.dd[:len(src)], ps.s[:len(src)], src)
 }
 
 // solveResult describes one CG solve.
@@ -205,24 +241,22 @@ type solveResult struct {
 
 // cg solves M y = rhs into y by Jacobi-preconditioned conjugate gradients from
 // y = 0, stopping when ‖r‖ ≤ tol·‖rhs‖ or after maxIter iterations, or when
-// pᵀMp ≤ 0 shows M is not positive definite. It allocates nothing.
+// pᵀMp ≤ 0 shows M is not positive definite. It allocates nothing. Each
+// iteration makes three passes over the vectors besides the product with W
+// (see package vec): finish the mat-vec, update y and r, form the next p.
 func (ps *pairSolver) cg(rhs, y []float64, tol float64, maxIter int) solveResult {
 	n := len(rhs)
-	r, p, ap, inv, y := ps.r[:n], ps.p[:n], ps.ap[:n], ps.inv[:n], y[:n]
+	r, p, ap, t, inv, y := ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], ps.inv[:n], y[:n]
 	clear(y)
-	bb := 0.0
-	for _, x := range rhs {
-		bb += x * x
-	}
+	bb := vec.Dot(rhs, rhs)
 	if bb == 0 {
 		return solveResult{converged: true}
 	}
-	rz := 0.0
-	for k, x := range rhs {
-		r[k] = x
-		p[k] = x * inv[k]
-		rz += x * p[k]
-	}
+	copy(r, rhs)
+	// The first direction is inv∘r: Direction with beta = 0 on a zeroed p.
+	clear(p)
+	vec.Direction(p, t, r, inv, ps.s[:n], 0)
+	rz := vec.Dot(r, p)
 	rr, thr := bb, tol*tol*bb
 	for it := 0; ; it++ {
 		if rr <= thr {
@@ -231,26 +265,17 @@ func (ps *pairSolver) cg(rhs, y []float64, tol float64, maxIter int) solveResult
 		if it >= maxIter {
 			return solveResult{iters: it, residual: math.Sqrt(rr / bb)}
 		}
-		pap := ps.apply(ap, p)
+		pap := ps.apply(ap, p, t)
 		if !(pap > 0) || math.IsInf(pap, 0) {
 			return solveResult{iters: it, residual: math.Sqrt(rr / bb)}
 		}
 		alpha := rz / pap
-		rzNew, rrNew := 0.0, 0.0
-		for k := range y {
-			y[k] += alpha * p[k]
-			rk := r[k] - alpha*ap[k]
-			r[k] = rk
-			rzNew += rk * rk * inv[k]
-			rrNew += rk * rk
-		}
+		rzNew, rrNew := vec.Step(y, r, p, ap, inv, alpha)
 		beta := rzNew / rz
 		rz, rr = rzNew, rrNew
 		// The preconditioned residual z = r∘inv is formed here again rather
 		// than stored: a multiply is cheaper than another vector's traffic.
-		for k := range p {
-			p[k] = r[k]*inv[k] + beta*p[k]
-		}
+		vec.Direction(p, t, r, inv, ps.s[:n], beta)
 	}
 }
 

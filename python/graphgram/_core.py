@@ -36,3 +36,8 @@ def call(function, *args, names=("X", "Y")):
 def go_version():
     """Return the version string of the compiled Go core."""
     return _pybind.Version()
+
+
+def vector_kernels():
+    """Return True when the Go core runs its AVX2 kernels (built with Go's simd experiment, CPU with AVX2+FMA)."""
+    return bool(_pybind.VectorKernels())

@@ -1,0 +1,16 @@
+//go:build !(goexperiment.simd && amd64)
+
+package vec
+
+// SIMD reports whether the vector versions are in use; never in this build.
+const SIMD = false
+
+const minSIMD = 0
+
+func mulSIMD(dst, a, b []float64)                     { MulGo(dst, a, b) }
+func shiftedScaleSIMD(dst, d, s, x []float64) float64 { return ShiftedScaleGo(dst, d, s, x) }
+func stepSIMD(y, r, p, ap, inv []float64, alpha float64) (float64, float64) {
+	return StepGo(y, r, p, ap, inv, alpha)
+}
+func directionSIMD(p, t, r, inv, s []float64, beta float64) { DirectionGo(p, t, r, inv, s, beta) }
+func dotSIMD(a, b []float64) float64                        { return DotGo(a, b) }
