@@ -69,6 +69,7 @@ func fdGrad(t *testing.T, g, h *graph.Graph, pg, ph []float64, opt Options, rel 
 }
 
 func TestGramGradFiniteDifferences(t *testing.T) {
+	packAll(t)
 	gs := testGraphs(t)
 	gs = []*graph.Graph{gs[1], gs[3], gs[4], gs[7], gs[9], gs[11]}
 	st := randomStarts(gs, 13)

@@ -1,6 +1,7 @@
 package mgk
 
 import (
+	"cmp"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 	"github.com/graphgram/graphgram/gokernel/octile"
@@ -154,7 +155,7 @@ const (
 func (ps *pairSolver) choose(a, b *side, opt *Options) opKind {
 	mg, mh := a.g.NumEdges(), b.g.NumEdges()
 	pairs := mg * mh
-	fits := pairs <= cacheLimit
+	fits := pairs <= cmp.Or(ps.cacheLimit, minCacheEntries)
 	if pairs == 0 {
 		return opCSR
 	}

@@ -198,6 +198,9 @@ func run(xs, ys []side, ps []schedule.Pair, opt *Options, done func(ps *pairSolv
 	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs[p.I], &ys[p.J]) })
 	nw := schedule.Workers(opt.NJobs)
 	solvers := make([]pairSolver, nw)
+	for w := range solvers {
+		solvers[w].cacheLimit = cacheEntries(nw)
+	}
 	bad := make([][]Unconverged, nw)
 	err := schedule.Run(len(ps), opt.NJobs, 1, func(w, k int) error {
 		p := ps[k]

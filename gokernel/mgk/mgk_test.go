@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -29,6 +28,7 @@ func randomStarts(gs []*graph.Graph, seed uint64) [][]float64 {
 }
 
 func TestGramAgainstDense(t *testing.T) {
+	packAll(t)
 	gs := testGraphs(t)
 	for _, ks := range kernelSets() {
 		for _, q := range qs {
@@ -70,6 +70,7 @@ func TestGramAgainstDense(t *testing.T) {
 }
 
 func TestNodalAgainstDense(t *testing.T) {
+	packAll(t)
 	gs := testGraphs(t)
 	X, Y := gs[:7], gs[5:]
 	for _, ks := range kernelSets() {
@@ -149,6 +150,7 @@ func forceMode(op opKind, path octile.Path) (restore func()) {
 // delta, whose classes octile's factorized path uses, and a square exponential
 // on a continuous column, which it cannot).
 func TestOperators(t *testing.T) {
+	packAll(t)
 	gs := testGraphs(t)
 	reordered := 0
 	for _, g := range gs {
@@ -204,6 +206,7 @@ func TestOperators(t *testing.T) {
 // TestGramOperatorPaths: the Gram matrix is the same whichever mat-vec is used,
 // and the same as with the reference operator.
 func TestGramOperatorPaths(t *testing.T) {
+	packAll(t)
 	gs := testGraphs(t)
 	for _, ks := range kernelSets()[1:] {
 		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05}
@@ -579,12 +582,13 @@ func TestPanicBecomesError(t *testing.T) {
 	}
 }
 
-// TestMain packs every graph, however small, so that the tests run the
-// solver in octile's reordered node order and can force octile's paths on
-// small pairs; TestPackThreshold checks that this changes no value.
-func TestMain(m *testing.M) {
+// packAll makes the solver pack every graph, however small, until the test
+// ends: the tests then run the solver in octile's reordered node order and can
+// force octile's paths on small pairs. TestPackThreshold checks that packing
+// changes no value.
+func packAll(t testing.TB) {
 	packMinEdges = 0
-	os.Exit(m.Run())
+	t.Cleanup(func() { packMinEdges = defaultPackMinEdges })
 }
 
 // TestPackThreshold: the Gram matrix with the default packing threshold (small
@@ -594,14 +598,14 @@ func TestPackThreshold(t *testing.T) {
 	gs := testGraphs(t)
 	for _, ks := range kernelSets() {
 		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05, NJobs: 2}
-		packed := make([]float64, len(gs)*len(gs))
-		if _, err := Gram(gs, nil, nil, nil, true, opt, packed, nil); err != nil {
+		plain := make([]float64, len(gs)*len(gs))
+		if _, err := Gram(gs, nil, nil, nil, true, opt, plain, nil); err != nil {
 			t.Fatal(err)
 		}
-		packMinEdges = defaultPackMinEdges
-		plain := make([]float64, len(packed))
-		_, err := Gram(gs, nil, nil, nil, true, opt, plain, nil)
 		packMinEdges = 0
+		packed := make([]float64, len(plain))
+		_, err := Gram(gs, nil, nil, nil, true, opt, packed, nil)
+		packMinEdges = defaultPackMinEdges
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,11 +9,20 @@ import (
 	"github.com/graphgram/graphgram/gokernel/vec"
 )
 
-// cacheLimit bounds the number of edge-kernel values cached per pair (and per
-// worker), one per pair of undirected edges: 1<<21 float64 is 16 MiB. Above
-// it κe is evaluated inside the mat-vec, which is slow but needs no memory. A
-// variable so that tests can force the uncached path.
-var cacheLimit = 1 << 21
+// Edge-kernel tables (one float64 per pair of undirected edges, weights folded
+// in) may take cacheBudget bytes in all, shared equally by the workers, and
+// never less than minCacheEntries per worker. The default, 1 GiB, lets two
+// workers keep the whole table of a pair of 1000-atom protein graphs (about
+// 6500 edges each), where κe would otherwise be evaluated again in every CG
+// iteration; above the limit κe is evaluated inside the mat-vec, which is slow
+// but needs no memory.
+const (
+	cacheBudget     = 1 << 30
+	minCacheEntries = 1 << 21
+)
+
+// cacheEntries returns the per-worker table limit for nw workers.
+func cacheEntries(nw int) int { return max(minCacheEntries, cacheBudget/8/max(nw, 1)) }
 
 // useReference makes the solver use the reference csrOperator even when the
 // edge-kernel table fits, so tests can compare the two.
@@ -104,6 +113,9 @@ func (s *side) p(i int) float64 {
 type pairSolver struct {
 	a, b *side
 	opt  *Options
+	// cacheLimit caps the edge-kernel table of this worker, in entries; 0
+	// means minCacheEntries.
+	cacheLimit int
 	// v = κv, s = √v, dd = d⊗d'/(1−q)², diag = Jacobi diagonal of M, inv = 1/diag
 	// (CG multiplies by it: a division per entry and iteration costs more).
 	v, s, dd, diag, inv []float64
