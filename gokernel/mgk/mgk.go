@@ -10,8 +10,16 @@
 // term V·1 of x = Σ_k (V D⁻¹ W)^k V·1 is left out.
 //
 // Each pair is solved by Jacobi-preconditioned conjugate gradients on the
-// product graph, formed on the fly from the two graphs' adjacency lists, so
-// memory stays linear in the product's node count.
+// product graph; the product matrix W is never stored as such. Per pair the
+// solver picks, by a cost model measured with BenchmarkOperators, how W·x is
+// formed: a loop over pairs of undirected edges with the edge kernel tabulated
+// per pair (small molecules), octile's tiled, factorized or explicit products
+// on graphs packed once into 8×8 tiles and reordered (larger, denser graphs and
+// discrete edge labels: 5–8× faster on Barabási–Albert pairs), or the edge
+// kernel evaluated inside the product when even its table would not fit in the
+// memory budget. The vector work of CG runs in fused AVX2 loops (package vec)
+// when built with GOEXPERIMENT=simd. The reference operator (csrOperator) is
+// kept for the tests, which compare every path with it and with dense solves.
 package mgk
 
 import (
