@@ -12,10 +12,10 @@ var SIMD = archsimd.X86.AVX2() && archsimd.X86.FMA()
 // and the scalar tail cost more than they save.
 const minSIMD = 8
 
-// The loops below run four lanes at a time and finish the last len%4 elements
-// in scalar code after ClearAVXUpperBits (VZEROUPPER): Go's scalar floating
-// point uses legacy SSE encodings, which are slow while the upper halves of the
-// YMM registers are dirty.
+// The loops below run four lanes at a time and hand the last len%4 elements to
+// the portable versions after ClearAVXUpperBits (VZEROUPPER): Go's scalar
+// floating point uses legacy SSE encodings, which are slow while the upper
+// halves of the YMM registers are dirty.
 
 type f4 = archsimd.Float64x4
 
@@ -34,9 +34,7 @@ func mulSIMD(dst, a, b []float64) {
 		st(ld(a, k).Mul(ld(b, k)), dst, k)
 	}
 	archsimd.ClearAVXUpperBits()
-	for ; k < n; k++ {
-		dst[k] = a[k] * b[k]
-	}
+	MulGo(dst[k:], a[k:], b[k:])
 }
 
 func shiftedScaleSIMD(dst, d, s, x []float64) float64 {
@@ -53,13 +51,7 @@ func shiftedScaleSIMD(dst, d, s, x []float64) float64 {
 	var a [4]float64
 	acc.Store(&a)
 	archsimd.ClearAVXUpperBits()
-	dot := hsum(&a)
-	for ; k < n; k++ {
-		y := d[k]*x[k] - s[k]*dst[k]
-		dst[k] = y
-		dot += x[k] * y
-	}
-	return dot
+	return hsum(&a) + ShiftedScaleGo(dst[k:], d[k:], s[k:], x[k:])
 }
 
 func stepSIMD(y, r, p, ap, inv []float64, alpha float64) (rz, rr float64) {
@@ -81,16 +73,8 @@ func stepSIMD(y, r, p, ap, inv []float64, alpha float64) (rz, rr float64) {
 	zacc.Store(&za)
 	racc.Store(&ra)
 	archsimd.ClearAVXUpperBits()
-	rz, rr = hsum(&za), hsum(&ra)
-	for ; k < n; k++ {
-		y[k] += alpha * p[k]
-		rk := r[k] - alpha*ap[k]
-		r[k] = rk
-		q := rk * rk
-		rz += q * inv[k]
-		rr += q
-	}
-	return rz, rr
+	rz, rr = StepGo(y[k:], r[k:], p[k:], ap[k:], inv[k:], alpha)
+	return hsum(&za) + rz, hsum(&ra) + rr
 }
 
 func directionSIMD(p, t, r, inv, s []float64, beta float64) {
@@ -104,11 +88,7 @@ func directionSIMD(p, t, r, inv, s []float64, beta float64) {
 		st(pk.Mul(ld(s, k)), t, k)
 	}
 	archsimd.ClearAVXUpperBits()
-	for ; k < n; k++ {
-		pk := r[k]*inv[k] + beta*p[k]
-		p[k] = pk
-		t[k] = s[k] * pk
-	}
+	DirectionGo(p[k:], t[k:], r[k:], inv[k:], s[k:], beta)
 }
 
 func dotSIMD(a, b []float64) float64 {
@@ -128,9 +108,5 @@ func dotSIMD(a, b []float64) float64 {
 	var v [4]float64
 	acc0.Add(acc1).Store(&v)
 	archsimd.ClearAVXUpperBits()
-	s := hsum(&v)
-	for ; k < n; k++ {
-		s += a[k] * b[k]
-	}
-	return s
+	return hsum(&v) + DotGo(a[k:], b[k:])
 }
