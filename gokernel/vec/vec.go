@@ -8,23 +8,6 @@
 // agree to rounding: the vector versions sum in a different order.
 package vec
 
-// Mul sets dst = a∘b (elementwise). dst, a and b have the same length.
-func Mul(dst, a, b []float64) {
-	if SIMD && len(dst) >= minSIMD {
-		mulSIMD(dst, a, b)
-		return
-	}
-	MulGo(dst, a, b)
-}
-
-// MulGo is the portable Mul.
-func MulGo(dst, a, b []float64) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	for k := range dst {
-		dst[k] = a[k] * b[k]
-	}
-}
-
 // ShiftedScale sets dst = d∘x − s∘dst and returns xᵀdst: the finish of a
 // mat-vec with D − S W S once dst holds W(S x).
 func ShiftedScale(dst, d, s, x []float64) float64 {

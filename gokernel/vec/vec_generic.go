@@ -7,7 +7,6 @@ const SIMD = false
 
 const minSIMD = 0
 
-func mulSIMD(dst, a, b []float64)                     { MulGo(dst, a, b) }
 func shiftedScaleSIMD(dst, d, s, x []float64) float64 { return ShiftedScaleGo(dst, d, s, x) }
 func stepSIMD(y, r, p, ap, inv []float64, alpha float64) (float64, float64) {
 	return StepGo(y, r, p, ap, inv, alpha)

@@ -26,17 +26,6 @@ func st(v f4, s []float64, k int) { v.Store((*[4]float64)(s[k : k+4])) }
 // hsum returns the sum of v's lanes; call it only after ClearAVXUpperBits.
 func hsum(v *[4]float64) float64 { return (v[0] + v[1]) + (v[2] + v[3]) }
 
-func mulSIMD(dst, a, b []float64) {
-	n := len(dst)
-	a, b = a[:n], b[:n]
-	k := 0
-	for ; k+4 <= n; k += 4 {
-		st(ld(a, k).Mul(ld(b, k)), dst, k)
-	}
-	archsimd.ClearAVXUpperBits()
-	MulGo(dst[k:], a[k:], b[k:])
-}
-
 func shiftedScaleSIMD(dst, d, s, x []float64) float64 {
 	n := len(dst)
 	d, s, x = d[:n], s[:n], x[:n]

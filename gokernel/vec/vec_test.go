@@ -37,11 +37,6 @@ func TestAgainstGo(t *testing.T) {
 			a, b, c, d, e := randVec(rng, n), randVec(rng, n), randVec(rng, n), randVec(rng, n), randVec(rng, n)
 			cp := func(v []float64) []float64 { return append([]float64(nil), v...) }
 
-			got, want := make([]float64, n), make([]float64, n)
-			Mul(got, a, b)
-			MulGo(want, a, b)
-			sameVec(t, "Mul", got, want)
-
 			g, w := cp(c), cp(c)
 			dg, dw := ShiftedScale(g, a, b, d), ShiftedScaleGo(w, a, b, d)
 			sameVec(t, "ShiftedScale", g, w)
