@@ -61,10 +61,7 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	ps := schedule.Pairs(n, m, symmetric)
 	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs[p.I], &ys[p.J]) })
 	nw := schedule.Workers(o.NJobs)
-	solvers := make([]pairSolver, nw)
-	for w := range solvers {
-		solvers[w].cacheLimit = cacheEntries(nw)
-	}
+	solvers := newSolvers(nw)
 	scratch := make([]gradScratch, nw)
 	bad := make([][]Unconverged, nw)
 	err = schedule.Run(len(ps), o.NJobs, 1, func(w, k int) error {

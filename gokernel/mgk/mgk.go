@@ -205,10 +205,7 @@ func cost(a, b *side) float64 {
 func run(xs, ys []side, ps []schedule.Pair, opt *Options, done func(ps *pairSolver, p schedule.Pair, res solveResult) error) ([]Unconverged, error) {
 	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs[p.I], &ys[p.J]) })
 	nw := schedule.Workers(opt.NJobs)
-	solvers := make([]pairSolver, nw)
-	for w := range solvers {
-		solvers[w].cacheLimit = cacheEntries(nw)
-	}
+	solvers := newSolvers(nw)
 	bad := make([][]Unconverged, nw)
 	err := schedule.Run(len(ps), opt.NJobs, 1, func(w, k int) error {
 		p := ps[k]

@@ -21,8 +21,15 @@ const (
 	minCacheEntries = 1 << 21
 )
 
-// cacheEntries returns the per-worker table limit for nw workers.
-func cacheEntries(nw int) int { return max(minCacheEntries, cacheBudget/8/max(nw, 1)) }
+// newSolvers returns one pairSolver per worker, each allowed its share of
+// cacheBudget.
+func newSolvers(nw int) []pairSolver {
+	solvers := make([]pairSolver, nw)
+	for w := range solvers {
+		solvers[w].cacheLimit = max(minCacheEntries, cacheBudget/8/max(nw, 1))
+	}
+	return solvers
+}
 
 // useReference makes the solver use the reference csrOperator even when the
 // edge-kernel table fits, so tests can compare the two.
