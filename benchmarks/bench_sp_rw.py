@@ -63,8 +63,8 @@ sys.path.insert(0, str(HERE.parent / "python"))
 
 from graphgram.datasets import load_tu  # noqa: E402
 from graphgram.microkernels import KroneckerDelta, TensorProduct  # noqa: E402
-from graphgram.random_walk import RandomWalkKernel  # noqa: E402
-from graphgram.shortest_path import ShortestPathKernel  # noqa: E402
+from graphgram import RandomWalkKernel  # noqa: E402
+from graphgram import ShortestPathKernel  # noqa: E402
 
 SETS = ["MUTAG", "ENZYMES", "PROTEINS", "NCI1"]
 LABEL = TensorProduct(label=KroneckerDelta(0.0))

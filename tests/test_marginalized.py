@@ -232,6 +232,6 @@ def test_error_not_graphs():
 
 
 def test_go_panic_becomes_python_exception():
-    from graphgram import _core
+    from graphgram import _backend
     with pytest.raises(RuntimeError, match="panic"):
-        _core.call("SelfTestPanic")
+        _backend.self_test_panic()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, clone
 
-from graphgram.graph import Graph, intern_label
+from graphgram.graph import Graph
 from graphgram.microkernels import (
     Additive,
     BrownianBridge,
@@ -86,12 +86,14 @@ def test_normalized():
     assert z.normalized({"x": 0.0}, {"x": 0.0}) == 0.0
 
 
-def test_interned_strings_compare_like_graph_labels():
+def test_strings_compare_like_graph_labels():
     k = TensorProduct(sym=KroneckerDelta(0.1))
     g = Graph(2, node_attrs={"sym": ["Cl", "Br"]})
-    code = g.node_attrs["sym"][0]
-    assert code == intern_label("Cl")
-    assert k({"sym": code}, {"sym": "Cl"}) == 1.0
+    label = g.node_attrs["sym"][0]
+    assert k({"sym": label}, {"sym": "Cl"}) == 1.0
+    assert k({"sym": label}, {"sym": "Br"}) == 0.1
+    with pytest.raises(TypeError, match="compares numbers, not strings"):
+        SquareExponential(1.0)("Cl", "Br")
 
 
 # --- hyperparameters -----------------------------------------------------------------

@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 
 from graphgram import Graph
-from graphgram.molecules import from_coordinates, molecular_kernel, smooth_cutoff
+from graphgram import molecular_kernel
+from graphgram.molecules import from_coordinates, from_rdkit, from_smiles, smooth_cutoff
 
 Chem = pytest.importorskip("rdkit.Chem")
 
 
 def test_benzene_from_smiles():
-    g = Graph.from_smiles("c1ccccc1")
+    g = from_smiles("c1ccccc1")
     assert g.n_nodes == 6 and g.n_edges == 6
     np.testing.assert_array_equal(g.node_attrs["element"], 6)
     assert g.node_attrs["aromatic"].all() and g.node_attrs["in_ring"].all()
@@ -23,18 +24,18 @@ def test_benzene_from_smiles():
 
 
 def test_acetic_acid_and_hydrogens():
-    g = Graph.from_smiles("CC(=O)O ")                      # trailing space as in ESOL
+    g = from_smiles("CC(=O)O ")                      # trailing space as in ESOL
     assert g.n_nodes == 4
     assert sorted(g.edge_attrs["order"].tolist()) == [1.0, 1.0, 2.0]
     np.testing.assert_array_equal(g.node_attrs["element"], [6, 6, 8, 8])
-    h = Graph.from_smiles("CC(=O)O", hydrogens="explicit")
+    h = from_smiles("CC(=O)O", hydrogens="explicit")
     assert h.n_nodes == 8 and (h.node_attrs["element"] == 1).sum() == 4
-    np.testing.assert_array_equal(Graph.from_smiles("[NH4+]").node_attrs["charge"], [1])
+    np.testing.assert_array_equal(from_smiles("[NH4+]").node_attrs["charge"], [1])
 
 
 def test_from_rdkit_matches_from_smiles():
-    a = Graph.from_rdkit(Chem.MolFromSmiles("c1ccncc1O"))
-    b = Graph.from_smiles("c1ccncc1O")
+    a = from_rdkit(Chem.MolFromSmiles("c1ccncc1O"))
+    b = from_smiles("c1ccncc1O")
     np.testing.assert_array_equal(a.edges, b.edges)
     for k in a.node_attrs:
         np.testing.assert_array_equal(a.node_attrs[k], b.node_attrs[k])
@@ -42,28 +43,28 @@ def test_from_rdkit_matches_from_smiles():
 
 def test_bad_smiles_and_types():
     with pytest.raises(ValueError, match="C1CC"):
-        Graph.from_smiles("C1CC")
+        from_smiles("C1CC")
     with pytest.raises(TypeError):
-        Graph.from_smiles(42)
+        from_smiles(42)
     with pytest.raises(ValueError, match="hydrogens"):
-        Graph.from_smiles("C", hydrogens="some")
+        from_smiles("C", hydrogens="some")
 
 
 def test_missing_rdkit_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "rdkit", None)
     with pytest.raises(ImportError, match="pip install rdkit"):
-        Graph.from_smiles("CCO")
+        from_smiles("CCO")
 
 
 def test_from_coordinates_edges_weights_lengths():
     # Water-like: O at the origin, two H at 0.96; the H–H distance is 1.52.
     pos = np.array([[0, 0, 0], [0.96, 0, 0], [-0.24, 0.93, 0]])
-    g = Graph.from_coordinates(["O", "H", "H"], pos, cutoff=1.2)
+    g = from_coordinates(["O", "H", "H"], pos, cutoff=1.2)
     assert g.n_edges == 2
     np.testing.assert_array_equal(g.node_attrs["element"], [8, 1, 1])
     np.testing.assert_allclose(g.edge_attrs["length"], np.linalg.norm(pos[1:], axis=1))
     np.testing.assert_allclose(g.weights, (1 - (g.edge_attrs["length"] / 1.2) ** 2) ** 2)
-    assert Graph.from_coordinates([8, 1, 1], pos, cutoff=2.0).n_edges == 3
+    assert from_coordinates([8, 1, 1], pos, cutoff=2.0).n_edges == 3
     with pytest.raises(ValueError, match="shape"):
         from_coordinates(["O", "H"], pos)
     with pytest.raises(ValueError, match="Xx"):
@@ -79,7 +80,7 @@ def test_smooth_cutoff_is_smooth_and_zero_at_cutoff():
 
 
 def test_molecular_kernel_preset():
-    mols = [Graph.from_smiles(s) for s in ("CCO", "CCN", "c1ccccc1", "CC(=O)O")]
+    mols = [from_smiles(s) for s in ("CCO", "CCN", "c1ccccc1", "CC(=O)O")]
     k = molecular_kernel()
     K = k(mols)
     np.testing.assert_allclose(np.diag(K), 1.0)

@@ -11,7 +11,7 @@ from scipy.linalg import expm
 from graphgram import Graph
 from graphgram.datasets import load_tu
 from graphgram.microkernels import Constant, KroneckerDelta, SquareExponential, TensorProduct
-from graphgram.random_walk import RandomWalkKernel
+from graphgram.kernels import RandomWalkKernel
 
 from conftest import random_graph
 

@@ -7,7 +7,7 @@ import pytest
 from graphgram import Graph
 from graphgram.datasets import load_tu
 from graphgram.microkernels import BrownianBridge, Constant, KroneckerDelta, SquareExponential, TensorProduct
-from graphgram.shortest_path import ShortestPathKernel
+from graphgram.kernels import ShortestPathKernel
 
 from conftest import random_graph
 
@@ -140,7 +140,7 @@ def test_errors(rng):
     bad = Graph(3, [(0, 1), (1, 2)], node_attrs={"label": [0, 1, 0]}, edge_attrs={"length": [1.0, -2.0]})
     with pytest.raises(ValueError, match=r"X\[1\]: edge 1 .* has length -2"):
         ShortestPathKernel(weight="length")([g, bad])
-    with pytest.raises(ValueError, match=r"Y: graph 0: edge 1 .* has length -2"):
+    with pytest.raises(ValueError, match=r"Y\[0\]: edge 1 .* has length -2"):
         ShortestPathKernel(weight="length")([g], [bad])
     with pytest.raises(ValueError, match="has no node attribute 'color'"):
         ShortestPathKernel(node_kernel=TensorProduct(color=KroneckerDelta(0.0)))([g])

@@ -10,7 +10,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 
-from graphgram import MarginalizedGraphKernel
+from graphgram import MarginalizedGraphKernel, molecules
 from graphgram.gaussian_process import GraphKernel
 from graphgram.microkernels import Constant, KroneckerDelta, SquareExponential, TensorProduct
 
@@ -132,7 +132,7 @@ def test_gp_regressor_optimizes_hyperparameters_on_molecules(datasets_dir):
 
     from graphgram import Graph
     rows = list(csv.DictReader(open(datasets_dir / "ESOL" / "delaney-processed.csv")))[:40]
-    graphs = [Graph.from_smiles(r["smiles"].strip()) for r in rows]
+    graphs = [molecules.from_smiles(r["smiles"].strip()) for r in rows]
     y = np.array([float(r["measured log solubility in mols per litre"]) for r in rows])
     mgk = MarginalizedGraphKernel(TensorProduct(element=KroneckerDelta(0.5)),
                                   TensorProduct(order=KroneckerDelta(0.5)), q=0.05, normalize=True)

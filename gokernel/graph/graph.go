@@ -43,6 +43,8 @@ func New(n int, edges []int64, weight []float64, nodeFeat []float64, nodeCols in
 	switch {
 	case n < 0:
 		return nil, fmt.Errorf("negative node count %d", n)
+	case n > math.MaxInt32 || m > math.MaxInt32:
+		return nil, fmt.Errorf("%d nodes and %d edges: at most %d of each are supported", n, m, math.MaxInt32)
 	case len(edges) != 2*m:
 		return nil, fmt.Errorf("edges: %d indices for %d weights", len(edges), m)
 	case nodeCols < 0 || len(nodeFeat) != n*nodeCols:
@@ -159,24 +161,45 @@ type Batch struct {
 	EdgeCols         int
 }
 
-// Unpack builds one Graph per entry of b, validating each; an error names the graph.
-func (b *Batch) Unpack() ([]*Graph, error) {
+// Unpack builds one Graph per entry of b, validating each. The arrays must have
+// exactly the lengths the pointers declare; an error names the graph as
+// name[i] (e.g. "X[3]: ...") or the array at fault.
+func (b *Batch) Unpack(name string) ([]*Graph, error) {
 	if len(b.NodePtr) != len(b.EdgePtr) || len(b.NodePtr) == 0 {
-		return nil, fmt.Errorf("batch: node_ptr has %d entries and edge_ptr %d", len(b.NodePtr), len(b.EdgePtr))
+		return nil, fmt.Errorf("%s: node_ptr has %d entries and edge_ptr %d", name, len(b.NodePtr), len(b.EdgePtr))
 	}
 	n := len(b.NodePtr) - 1
+	if b.NodePtr[0] != 0 || b.EdgePtr[0] != 0 {
+		return nil, fmt.Errorf("%s: node_ptr and edge_ptr must start at 0", name)
+	}
+	for i := 0; i < n; i++ {
+		if b.NodePtr[i+1] < b.NodePtr[i] || b.EdgePtr[i+1] < b.EdgePtr[i] {
+			return nil, fmt.Errorf("%s[%d]: node or edge range decreases", name, i)
+		}
+	}
+	nodes, edges := b.NodePtr[n], b.EdgePtr[n]
+	switch {
+	case b.NodeCols < 0 || b.EdgeCols < 0:
+		return nil, fmt.Errorf("%s: negative feature column count", name)
+	case nodes > math.MaxInt32 || edges > math.MaxInt32:
+		return nil, fmt.Errorf("%s: %d nodes and %d edges in all: at most %d of each are supported", name, nodes, edges, math.MaxInt32)
+	case int64(len(b.Edges)) != 2*edges:
+		return nil, fmt.Errorf("%s: edges has %d entries for %d edges", name, len(b.Edges), edges)
+	case int64(len(b.Weight)) != edges:
+		return nil, fmt.Errorf("%s: weights has %d entries for %d edges", name, len(b.Weight), edges)
+	case int64(len(b.NodeFeat)) != nodes*int64(b.NodeCols):
+		return nil, fmt.Errorf("%s: node features have %d entries for %d nodes × %d columns", name, len(b.NodeFeat), nodes, b.NodeCols)
+	case int64(len(b.EdgeFeat)) != edges*int64(b.EdgeCols):
+		return nil, fmt.Errorf("%s: edge features have %d entries for %d edges × %d columns", name, len(b.EdgeFeat), edges, b.EdgeCols)
+	}
 	gs := make([]*Graph, n)
 	for i := 0; i < n; i++ {
-		n0, n1, e0, e1 := b.NodePtr[i], b.NodePtr[i+1], b.EdgePtr[i], b.EdgePtr[i+1]
-		if n0 < 0 || n1 < n0 || e0 < 0 || e1 < e0 || int(2*e1) > len(b.Edges) || int(e1) > len(b.Weight) ||
-			int(n1)*b.NodeCols > len(b.NodeFeat) || int(e1)*b.EdgeCols > len(b.EdgeFeat) {
-			return nil, fmt.Errorf("graph %d: node or edge range out of bounds", i)
-		}
-		g, err := New(int(n1-n0), b.Edges[2*e0:2*e1], b.Weight[e0:e1],
-			b.NodeFeat[int(n0)*b.NodeCols:int(n1)*b.NodeCols], b.NodeCols,
-			b.EdgeFeat[int(e0)*b.EdgeCols:int(e1)*b.EdgeCols], b.EdgeCols)
+		n0, n1, e0, e1 := int(b.NodePtr[i]), int(b.NodePtr[i+1]), int(b.EdgePtr[i]), int(b.EdgePtr[i+1])
+		g, err := New(n1-n0, b.Edges[2*e0:2*e1], b.Weight[e0:e1],
+			b.NodeFeat[n0*b.NodeCols:n1*b.NodeCols], b.NodeCols,
+			b.EdgeFeat[e0*b.EdgeCols:e1*b.EdgeCols], b.EdgeCols)
 		if err != nil {
-			return nil, fmt.Errorf("graph %d: %w", i, err)
+			return nil, fmt.Errorf("%s[%d]: %w", name, i, err)
 		}
 		gs[i] = g
 	}

@@ -141,7 +141,7 @@ func TestUnpack(t *testing.T) {
 		EdgeFeat: []float64{7, 8, 9},
 		EdgeCols: 1,
 	}
-	gs, err := b.Unpack()
+	gs, err := b.Unpack("X")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,24 +172,76 @@ func TestUnpack(t *testing.T) {
 		mutate   func(b *Batch)
 		contains string
 	}{
-		{"ptr lengths", func(b *Batch) { b.EdgePtr = b.EdgePtr[:3] }, "node_ptr has 4 entries and edge_ptr 3"},
+		{"ptr lengths", func(b *Batch) { b.EdgePtr = b.EdgePtr[:3] }, "X: node_ptr has 4 entries and edge_ptr 3"},
 		{"empty", func(b *Batch) { b.NodePtr, b.EdgePtr = nil, nil }, "node_ptr has 0"},
-		{"decreasing nodes", func(b *Batch) { b.NodePtr = []int64{0, 2, 1, 6} }, "graph 1: node or edge range"},
-		{"edges beyond", func(b *Batch) { b.EdgePtr = []int64{0, 1, 1, 4} }, "graph 2: node or edge range"},
-		{"node features beyond", func(b *Batch) { b.NodeFeat = b.NodeFeat[:5] }, "graph 2: node or edge range"},
-		{"bad edge", func(b *Batch) { b.Edges = []int64{0, 1, 0, 3, 1, 1} }, "graph 2: edges: edge 0 joins nodes 0 and 3"},
-		{"bad weight", func(b *Batch) { b.Weight = []float64{1, -2, 3} }, "graph 2: weights"},
+		{"not from zero", func(b *Batch) { b.NodePtr = []int64{1, 2, 3, 6} }, "must start at 0"},
+		{"decreasing nodes", func(b *Batch) { b.NodePtr = []int64{0, 2, 1, 6} }, "X[1]: node or edge range decreases"},
+		{"edges beyond", func(b *Batch) { b.EdgePtr = []int64{0, 1, 1, 4} }, "X: edges has 6 entries for 4 edges"},
+		{"node features short", func(b *Batch) { b.NodeFeat = b.NodeFeat[:5] }, "X: node features have 5 entries for 6 nodes"},
+		{"edge features long", func(b *Batch) { b.EdgeFeat = append(b.EdgeFeat, 1) }, "X: edge features have 4 entries"},
+		{"weights short", func(b *Batch) { b.Weight = b.Weight[:2] }, "X: weights has 2 entries for 3 edges"},
+		{"negative columns", func(b *Batch) { b.NodeCols = -1 }, "negative feature column count"},
+		{"huge", func(b *Batch) { b.NodePtr = []int64{0, 2, 3, 1 << 40} }, "at most"},
+		{"bad edge", func(b *Batch) { b.Edges = []int64{0, 1, 0, 3, 1, 1} }, "X[2]: edges: edge 0 joins nodes 0 and 3"},
+		{"bad weight", func(b *Batch) { b.Weight = []float64{1, -2, 3} }, "X[2]: weights"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := b
 			c.NodePtr = slices.Clone(b.NodePtr)
 			c.Edges = slices.Clone(b.Edges)
 			c.Weight = slices.Clone(b.Weight)
+			c.EdgeFeat = slices.Clone(b.EdgeFeat)
 			tc.mutate(&c)
-			_, err := c.Unpack()
+			_, err := c.Unpack("X")
 			if err == nil || !strings.Contains(err.Error(), tc.contains) {
 				t.Errorf("error %v, want one containing %q", err, tc.contains)
 			}
 		})
 	}
+}
+
+// FuzzUnpack feeds arbitrary pointer arrays and lengths to Unpack: it must
+// return graphs or an error, never panic, and what it returns must be consistent.
+func FuzzUnpack(f *testing.F) {
+	f.Add([]byte{0, 2, 3, 6}, []byte{0, 1, 1, 3}, []byte{0, 1, 0, 2, 1, 1}, 1.0, 1, 1)
+	f.Add([]byte{0, 0}, []byte{0, 0}, []byte{}, 0.0, 0, 0)
+	f.Add([]byte{0, 5, 2}, []byte{0, 1, 9}, []byte{4, 4, 0}, -1.0, 2, -1)
+	f.Fuzz(func(t *testing.T, nodePtr, edgePtr, edges []byte, w float64, nodeCols, edgeCols int) {
+		toI := func(b []byte) []int64 {
+			out := make([]int64, len(b))
+			for i, x := range b {
+				out[i] = int64(int8(x))
+			}
+			return out
+		}
+		b := Batch{NodePtr: toI(nodePtr), EdgePtr: toI(edgePtr), Edges: toI(edges), NodeCols: nodeCols % 4, EdgeCols: edgeCols % 4}
+		if len(b.EdgePtr) > 0 {
+			if m := b.EdgePtr[len(b.EdgePtr)-1]; m >= 0 && m < 256 {
+				b.Weight = make([]float64, m)
+				for i := range b.Weight {
+					b.Weight[i] = w
+				}
+				if b.EdgeCols > 0 {
+					b.EdgeFeat = make([]float64, int(m)*b.EdgeCols)
+				}
+			}
+		}
+		if len(b.NodePtr) > 0 && b.NodeCols > 0 {
+			if nn := b.NodePtr[len(b.NodePtr)-1]; nn >= 0 && nn < 256 {
+				b.NodeFeat = make([]float64, int(nn)*b.NodeCols)
+			}
+		}
+		gs, err := b.Unpack("X")
+		if err != nil {
+			return
+		}
+		if len(gs) != len(b.NodePtr)-1 {
+			t.Fatalf("%d graphs from %d pointers", len(gs), len(b.NodePtr))
+		}
+		for i, g := range gs {
+			if g.N != int(b.NodePtr[i+1]-b.NodePtr[i]) || len(g.RowPtr) != g.N+1 {
+				t.Fatalf("graph %d: %d nodes, RowPtr %d", i, g.N, len(g.RowPtr))
+			}
+		}
+	})
 }

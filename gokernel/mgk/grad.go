@@ -64,11 +64,12 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	solvers := newSolvers(nw)
 	scratch := make([]gradScratch, nw)
 	bad := make([][]Unconverged, nw)
-	err = schedule.Run(len(ps), o.NJobs, 1, func(w, k int) error {
+	o.Control.AddTotal(len(ps))
+	err = schedule.Run(o.Control, len(ps), o.NJobs, 1, func(w, k int) error {
 		p := ps[k]
 		s := &solvers[w]
 		if err := s.prepare(&xs[p.I], &ys[p.J], &o); err != nil {
-			return fmt.Errorf("pair (%d, %d): %w", p.I, p.J, err)
+			return fmt.Errorf("X[%d] × Y[%d]: %w", p.I, p.J, err)
 		}
 		res := s.solvePrimal()
 		out[p.I*m+p.J] = s.value()
@@ -88,6 +89,7 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 		if !res.converged || !adj.converged {
 			bad[w] = append(bad[w], Unconverged{I: p.I, J: p.J, Iterations: it, Residual: max(res.residual, adj.residual)})
 		}
+		o.Control.Done(1)
 		return nil
 	})
 	if err != nil {

@@ -58,6 +58,9 @@ type Options struct {
 	MaxIter int
 	// NJobs is the number of goroutines; <= 0 means all cores.
 	NJobs int
+	// Control, when not nil, can stop the computation (between pairs and inside
+	// solves) and counts the pairs done.
+	Control *schedule.Control
 }
 
 // Unconverged reports a pair whose solve hit MaxIter before reaching Tol (or
@@ -135,7 +138,7 @@ func sides(name string, gs []*graph.Graph, starts [][]float64, opt *Options) ([]
 	}
 	// Packing (and reordering) is linear in each graph's size; spread it over
 	// the cores like the pairs.
-	err := schedule.Run(len(out), opt.NJobs, 16, func(_, i int) error {
+	err := schedule.Run(opt.Control, len(out), opt.NJobs, 16, func(_, i int) error {
 		out[i] = newSide(out[i].g, out[i].start)
 		return nil
 	})
@@ -207,11 +210,12 @@ func run(xs, ys []side, ps []schedule.Pair, opt *Options, done func(ps *pairSolv
 	nw := schedule.Workers(opt.NJobs)
 	solvers := newSolvers(nw)
 	bad := make([][]Unconverged, nw)
-	err := schedule.Run(len(ps), opt.NJobs, 1, func(w, k int) error {
+	opt.Control.AddTotal(len(ps))
+	err := schedule.Run(opt.Control, len(ps), opt.NJobs, 1, func(w, k int) error {
 		p := ps[k]
 		s := &solvers[w]
 		if err := s.prepare(&xs[p.I], &ys[p.J], opt); err != nil {
-			return fmt.Errorf("pair (%d, %d): %w", p.I, p.J, err)
+			return fmt.Errorf("X[%d] × Y[%d]: %w", p.I, p.J, err)
 		}
 		res := s.solvePrimal()
 		if err := done(s, p, res); err != nil {
@@ -220,6 +224,7 @@ func run(xs, ys []side, ps []schedule.Pair, opt *Options, done func(ps *pairSolv
 		if !res.converged {
 			bad[w] = append(bad[w], Unconverged{I: p.I, J: p.J, Iterations: res.iters, Residual: res.residual})
 		}
+		opt.Control.Done(1)
 		return nil
 	})
 	if err != nil {

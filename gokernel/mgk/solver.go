@@ -278,6 +278,10 @@ func (ps *pairSolver) cg(rhs, y []float64, tol float64, maxIter int) solveResult
 	rz := vec.Dot(r, p)
 	rr, thr := bb, tol*tol*bb
 	for it := 0; ; it++ {
+		// A cancelled solve stops early; schedule.Run then discards the result.
+		if it&7 == 7 && ps.opt.Control.Cancelled() {
+			return solveResult{iters: it, residual: math.Sqrt(rr / bb)}
+		}
 		if rr <= thr {
 			return solveResult{iters: it, residual: math.Sqrt(rr / bb), converged: true}
 		}

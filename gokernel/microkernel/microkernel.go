@@ -267,12 +267,37 @@ type node struct {
 	Width       *int              `json:"width"`
 	Terms       []json.RawMessage `json:"terms"`
 	Kernel      json.RawMessage   `json:"kernel"`
+	Index       *int              `json:"index"`
 }
 
 // Parse builds a kernel from its JSON expression (docs/abi.md).
-func Parse(spec string) (Kernel, error) { return parse([]byte(spec)) }
+func Parse(spec string) (Kernel, error) {
+	k, _, err := ParseIndexed(spec)
+	return k, err
+}
 
-func parse(b []byte) (Kernel, error) {
+// ParseIndexed builds a kernel from its JSON expression and returns, for each
+// of its hyperparameters in the order EvalGrad numbers them, the "index" the
+// expression gives that leaf (-1 where it gives none). The caller that wrote
+// the expression decides what the indices mean; they let it receive gradients
+// in its own order without Go and the caller agreeing on an order by convention.
+func ParseIndexed(spec string) (Kernel, []int, error) {
+	var index []int
+	k, err := parse([]byte(spec), &index, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return k, index, nil
+}
+
+// maxDepth bounds the nesting of expressions, so that a hostile expression
+// cannot exhaust the stack.
+const maxDepth = 64
+
+func parse(b []byte, index *[]int, depth int) (Kernel, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("kernel expression nested deeper than %d levels", maxDepth)
+	}
 	var n node
 	// Unknown fields are errors: a misspelt "col" must not silently read column 0.
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -296,13 +321,20 @@ func parse(b []byte) (Kernel, error) {
 	if n.Col < 0 || width < 1 {
 		return nil, fmt.Errorf("kernel %q: bad columns col=%d width=%d", n.Kind, n.Col, width)
 	}
+	leaf := func() {
+		i := -1
+		if n.Index != nil {
+			i = *n.Index
+		}
+		*index = append(*index, i)
+	}
 	children := func() ([]Kernel, error) {
 		if len(n.Terms) == 0 {
 			return nil, fmt.Errorf("kernel %q: no terms", n.Kind)
 		}
 		ks := make([]Kernel, len(n.Terms))
 		for i, t := range n.Terms {
-			k, err := parse(t)
+			k, err := parse(t, index, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -312,15 +344,19 @@ func parse(b []byte) (Kernel, error) {
 	}
 	switch n.Kind {
 	case "constant":
+		leaf()
 		c, err := need("c", n.C, false)
 		return &Constant{C: c}, err
 	case "kronecker_delta":
+		leaf()
 		h, err := need("h", n.H, false)
 		return &KroneckerDelta{H: h, Col: n.Col, Width: width}, err
 	case "square_exponential":
+		leaf()
 		l, err := need("length_scale", n.LengthScale, true)
 		return &SquareExponential{LengthScale: l, Col: n.Col, Width: width}, err
 	case "brownian_bridge":
+		leaf()
 		c, err := need("c", n.C, true)
 		return &BrownianBridge{C: c, Col: n.Col}, err
 	case "sum":
@@ -333,7 +369,7 @@ func parse(b []byte) (Kernel, error) {
 		if len(n.Kernel) == 0 {
 			return nil, fmt.Errorf("kernel \"normalized\": missing \"kernel\"")
 		}
-		k, err := parse(n.Kernel)
+		k, err := parse(n.Kernel, index, depth+1)
 		return &Normalized{K: k}, err
 	}
 	return nil, fmt.Errorf("unknown kernel kind %q", n.Kind)

@@ -3,6 +3,7 @@ package microkernel
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -191,4 +192,69 @@ func TestEvalGradFiniteDifferences(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestParseIndexed(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		index []int
+	}{
+		{`{"kind": "constant", "c": 1, "index": 4}`, []int{4}},
+		{`{"kind": "constant", "c": 1}`, []int{-1}},
+		{`{"kind": "product", "terms": [{"kind": "kronecker_delta", "h": 0.5, "col": 0, "index": 2},
+			{"kind": "normalized", "kernel": {"kind": "square_exponential", "length_scale": 1, "col": 1, "index": 0}},
+			{"kind": "brownian_bridge", "c": 2, "col": 2, "index": 1}]}`, []int{2, 0, 1}},
+	} {
+		k, index, err := ParseIndexed(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.NumParams() != len(index) || !slices.Equal(index, tc.index) {
+			t.Errorf("%s: index %v (NumParams %d), want %v", tc.spec, index, k.NumParams(), tc.index)
+		}
+	}
+	deep := `{"kind": "constant", "c": 1}`
+	for i := 0; i < 100; i++ {
+		deep = `{"kind": "normalized", "kernel": ` + deep + `}`
+	}
+	if _, err := Parse(deep); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Errorf("deep expression: error %v", err)
+	}
+}
+
+// FuzzParse checks that any byte string either parses into a kernel whose
+// parameter count matches its index list and that evaluates without panicking
+// on rows wide enough for it, or is rejected with an error.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"kind": "constant", "c": 1}`,
+		`{"kind": "kronecker_delta", "h": 0.5, "col": 1, "index": 0}`,
+		`{"kind": "square_exponential", "length_scale": 2, "col": 0, "width": 3}`,
+		`{"kind": "sum", "terms": [{"kind": "brownian_bridge", "c": 3, "col": 0}, {"kind": "constant", "c": 2}]}`,
+		`{"kind": "normalized", "kernel": {"kind": "product", "terms": [{"kind": "constant", "c": 0}]}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		k, index, err := ParseIndexed(spec)
+		if err != nil {
+			return
+		}
+		if k.NumParams() != len(index) {
+			t.Fatalf("%s: %d parameters, %d indices", spec, k.NumParams(), len(index))
+		}
+		w := MaxCol(k)
+		if w > 1<<16 {
+			return
+		}
+		x, y := make([]float64, w), make([]float64, w)
+		for i := range y {
+			y[i] = float64(i)
+		}
+		grad := make([]float64, k.NumParams())
+		v := k.EvalGrad(x, y, grad)
+		if e := k.Eval(x, y); e != v && !(math.IsNaN(e) && math.IsNaN(v)) {
+			t.Fatalf("%s: Eval %v, EvalGrad %v", spec, e, v)
+		}
+	})
 }

@@ -89,6 +89,8 @@ type Options struct {
 	// that labeled kernels otherwise use only when the explicit product graph would
 	// be too large; for tests.
 	GridProduct bool
+	// Control, when not nil, can stop the computation and counts the pairs done.
+	Control *schedule.Control
 }
 
 // ErrLambda is wrapped by the error Gram and Diag return when λ is too large for
@@ -121,11 +123,13 @@ func Gram(X, Y []*graph.Graph, symmetric bool, opt Options, out []float64) error
 	for w := range ws {
 		ws[w] = &scratch{}
 	}
-	return schedule.Run(nx, opt.NJobs, 1, func(w, i int) error {
+	opt.Control.AddTotal(schedule.NumPairs(nx, ny, symmetric))
+	return schedule.Run(opt.Control, nx, opt.NJobs, 1, func(w, i int) error {
 		j0 := yOff
 		if symmetric {
 			j0 = i
 		}
+		defer opt.Control.Done(yOff + ny - j0)
 		for j := j0; j < yOff+ny; j++ {
 			v, err := p.pair(ws[w], i, j)
 			if err != nil {
@@ -159,7 +163,9 @@ func Diag(X []*graph.Graph, opt Options, out []float64) error {
 	for w := range ws {
 		ws[w] = &scratch{}
 	}
-	return schedule.Run(len(X), opt.NJobs, 1, func(w, i int) error {
+	opt.Control.AddTotal(len(X))
+	return schedule.Run(opt.Control, len(X), opt.NJobs, 1, func(w, i int) error {
+		defer opt.Control.Done(1)
 		v, err := p.pair(ws[w], i, i)
 		out[i] = v
 		return err
@@ -206,7 +212,7 @@ func newPlan(gs []*graph.Graph, nx int, opt Options) (*plan, error) {
 		mc := microkernel.MaxCol(opt.NodeKernel)
 		for i, g := range gs {
 			if g.NodeCols < mc {
-				return nil, fmt.Errorf("%s: the node kernel reads feature column %d but the graph has %d node feature columns", graphName(i, nx), mc-1, g.NodeCols)
+				return nil, fmt.Errorf("%s: the node kernel reads feature column %d but the graph has %d node feature columns", schedule.OperandName(i, nx), mc-1, g.NodeCols)
 			}
 		}
 	}
@@ -236,9 +242,9 @@ func newPlan(gs []*graph.Graph, nx int, opt Options) (*plan, error) {
 		p.nodeClasses()
 	}
 	p.rw = make([]rwGraph, len(gs))
-	return p, schedule.Run(len(gs), opt.NJobs, 1, func(_, i int) error {
+	return p, schedule.Run(opt.Control, len(gs), opt.NJobs, 1, func(_, i int) error {
 		if err := p.prepGraph(i); err != nil {
-			return fmt.Errorf("%s: %w", graphName(i, nx), err)
+			return fmt.Errorf("%s: %w", schedule.OperandName(i, nx), err)
 		}
 		return nil
 	})
@@ -278,7 +284,7 @@ func (p *plan) admissible(i0, i1, j0, j1 int, xs, ys string) error {
 	nw := schedule.Workers(p.opt.NJobs)
 	ws := make([]worst, nw)
 	kns := make([][]float64, nw)
-	err := schedule.Run(i1-i0, p.opt.NJobs, 1, func(w, di int) error {
+	err := schedule.Run(p.opt.Control, i1-i0, p.opt.NJobs, 1, func(w, di int) error {
 		i := i0 + di
 		for j := j0; j < j1; j++ {
 			nm := p.graphs[i].N * p.graphs[j].N
@@ -315,14 +321,6 @@ func (p *plan) name(i int) string {
 		return fmt.Sprintf("X[%d]", i)
 	}
 	return fmt.Sprintf("Y[%d]", i-p.nx)
-}
-
-// graphName names graph i of X ++ Y, as "graph i" for X and "Y: graph j" for Y.
-func graphName(i, nx int) string {
-	if i < nx {
-		return fmt.Sprintf("graph %d", i)
-	}
-	return fmt.Sprintf("Y: graph %d", i-nx)
 }
 
 // check returns an ErrLambda error if λ·ρ_i·ρ_j·b² ≥ 1; i0 and j0 turn graph

@@ -37,6 +37,14 @@ func Pairs(n, m int, symmetric bool) []Pair {
 	return ps
 }
 
+// NumPairs returns len(Pairs(n, m, symmetric)) without listing them.
+func NumPairs(n, m int, symmetric bool) int {
+	if symmetric {
+		return n * (n + 1) / 2
+	}
+	return n * m
+}
+
 // LargestFirst sorts pairs by decreasing cost so that the longest tasks start
 // first and the last ones to finish are short (a simple longest-processing-time rule).
 func LargestFirst(ps []Pair, cost func(Pair) float64) {
@@ -65,8 +73,9 @@ func Workers(nJobs int) int {
 // Run calls task(worker, k) for k in [0, n) on Workers(nJobs) goroutines, handing
 // out indices in chunks of grain. worker is in [0, Workers(nJobs)) and lets a task
 // reuse per-goroutine scratch space. The first error or panic stops the hand-out
-// of new work and is returned; a panic is returned with its stack.
-func Run(n, nJobs, grain int, task func(worker, k int) error) error {
+// of new work and is returned; a panic is returned with its stack. When ctl is
+// cancelled, no new task starts and Run returns ErrCancelled (ctl may be nil).
+func Run(ctl *Control, n, nJobs, grain int, task func(worker, k int) error) error {
 	if grain < 1 {
 		grain = 1
 	}
@@ -88,10 +97,14 @@ func Run(n, nJobs, grain int, task func(worker, k int) error) error {
 			defer wg.Done()
 			defer func() {
 				if r := recover(); r != nil {
-					fail(fmt.Errorf("internal error (panic): %v\n%s", r, debug.Stack()))
+					fail(fmt.Errorf("%w: %v\n%s", ErrPanic, r, debug.Stack()))
 				}
 			}()
 			for !stop.Load() {
+				if ctl.Cancelled() {
+					fail(ErrCancelled)
+					return
+				}
 				start := int(next.Add(int64(grain))) - grain
 				if start >= n {
 					return
@@ -107,6 +120,15 @@ func Run(n, nJobs, grain int, task func(worker, k int) error) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// OperandName names entry i of the list Operands returns, X followed by Y
+// (nx graphs of X), as every error message names graphs: "X[i]" or "Y[j]".
+func OperandName(i, nx int) string {
+	if i < nx {
+		return fmt.Sprintf("X[%d]", i)
+	}
+	return fmt.Sprintf("Y[%d]", i-nx)
 }
 
 // Operands returns the graphs that a kernel matrix K(X, Y) reads — X followed by Y,

@@ -32,7 +32,7 @@ func TestLargestFirst(t *testing.T) {
 func TestRunVisitsEachOnce(t *testing.T) {
 	for _, tc := range []struct{ n, jobs, grain int }{{1000, 4, 7}, {3, 8, 1}, {0, 2, 1}, {57, 1, 100}} {
 		seen := make([]atomic.Int32, tc.n)
-		if err := Run(tc.n, tc.jobs, tc.grain, func(_, k int) error { seen[k].Add(1); return nil }); err != nil {
+		if err := Run(nil, tc.n, tc.jobs, tc.grain, func(_, k int) error { seen[k].Add(1); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		for k := range seen {
@@ -45,7 +45,7 @@ func TestRunVisitsEachOnce(t *testing.T) {
 
 func TestRunErrorsAndPanics(t *testing.T) {
 	want := errors.New("pair 5 failed")
-	if err := Run(100, 4, 1, func(_, k int) error {
+	if err := Run(nil, 100, 4, 1, func(_, k int) error {
 		if k == 5 {
 			return want
 		}
@@ -53,7 +53,7 @@ func TestRunErrorsAndPanics(t *testing.T) {
 	}); !errors.Is(err, want) {
 		t.Errorf("got %v, want %v", err, want)
 	}
-	err := Run(100, 4, 1, func(_, k int) error {
+	err := Run(nil, 100, 4, 1, func(_, k int) error {
 		if k == 7 {
 			var s []int
 			_ = s[k]
@@ -62,5 +62,50 @@ func TestRunErrorsAndPanics(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "panic") {
 		t.Errorf("panic not turned into an error: %v", err)
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctl := NewControl()
+	var ran atomic.Int64
+	err := Run(ctl, 1000, 2, 1, func(_, k int) error {
+		if ran.Add(1) == 10 {
+			ctl.Cancel()
+		}
+		ctl.Done(1)
+		return nil
+	})
+	if !errors.Is(err, ErrCancelled) {
+		t.Fatalf("error %v, want ErrCancelled", err)
+	}
+	// At most one task per worker may start after the flag is set.
+	if n := ran.Load(); n > 12 {
+		t.Errorf("%d tasks ran after cancelling at the 10th", n)
+	}
+	if done, _ := ctl.Progress(); done != ran.Load() {
+		t.Errorf("progress %d, ran %d", done, ran.Load())
+	}
+	if !ctl.Cancelled() || (*Control)(nil).Cancelled() {
+		t.Error("Cancelled: wrong state")
+	}
+}
+
+func TestControlAt(t *testing.T) {
+	words := make([]int64, ControlWords)
+	ctl, err := ControlAt(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.AddTotal(7)
+	ctl.Done(3)
+	words[0] = 1 // the caller's cancel flag, set from outside Go
+	if words[1] != 3 || words[2] != 7 || !ctl.Cancelled() {
+		t.Errorf("words %v, cancelled %v", words, ctl.Cancelled())
+	}
+	if _, err := ControlAt(words[:2]); err == nil {
+		t.Error("a two-word block was accepted")
+	}
+	if NumPairs(4, 0, true) != len(Pairs(4, 4, true)) || NumPairs(3, 5, false) != 15 {
+		t.Error("NumPairs disagrees with Pairs")
 	}
 }

@@ -97,12 +97,18 @@ func (p *plan) gramFeatures(nx, ny, yOff int, symmetric bool, out []float64) err
 	nf := len(p.featG)
 	tables := make([][]float64, schedule.Workers(p.opt.NJobs))
 	nb := (nx + blk - 1) / blk
-	return schedule.Run(nb, p.opt.NJobs, 1, func(w, bi int) error {
+	p.opt.Control.AddTotal(schedule.NumPairs(nx, ny, symmetric))
+	return schedule.Run(p.opt.Control, nb, p.opt.NJobs, 1, func(w, bi int) error {
 		if tables[w] == nil {
 			tables[w] = make([]float64, nf*blk)
 		}
 		t := tables[w]
 		i0, i1 := bi*blk, min(nx, (bi+1)*blk)
+		if symmetric {
+			defer p.opt.Control.Done(schedule.NumPairs(nx-i0, 0, true) - schedule.NumPairs(nx-i1, 0, true))
+		} else {
+			defer p.opt.Control.Done((i1 - i0) * ny)
+		}
 		for b := 0; b < i1-i0; b++ {
 			for _, x := range p.vec[i0+b] {
 				f := int(x >> 32)

@@ -102,8 +102,10 @@ func (p *plan) gramPairs(nx, ny, yOff int, symmetric bool, out []float64) error 
 			}
 		}
 	}
+	p.opt.Control.AddTotal(schedule.NumPairs(nx, ny, symmetric))
 	return p.pairsRun(nx, func(ws *pairScratch, k int) error {
 		i := order[k]
+		defer p.opt.Control.Done(len(partner(k)))
 		for _, j := range partner(k) {
 			if p.split(i, j) {
 				continue
@@ -146,7 +148,7 @@ func (p *plan) pairsRun(n int, task func(ws *pairScratch, k int) error) error {
 	for w := range ws {
 		ws[w] = newScratch()
 	}
-	return schedule.Run(n, p.opt.NJobs, 1, func(w, k int) error { return task(ws[w], k) })
+	return schedule.Run(p.opt.Control, n, p.opt.NJobs, 1, func(w, k int) error { return task(ws[w], k) })
 }
 
 // pair returns K(graph i, graph j). A split pair is summed in splitChunks pieces,
@@ -180,7 +182,7 @@ func (p *plan) pair(ws *pairScratch, i, j int, parallel bool) (float64, error) {
 		for w := range scs {
 			scs[w] = newScratch()
 		}
-		if err := schedule.Run(nc, p.opt.NJobs, 1, func(w, c int) error { chunk(scs[w], c); return nil }); err != nil {
+		if err := schedule.Run(p.opt.Control, nc, p.opt.NJobs, 1, func(w, c int) error { chunk(scs[w], c); return nil }); err != nil {
 			return 0, err
 		}
 	} else {

@@ -91,6 +91,8 @@ type Options struct {
 	APSP Algorithm
 	// SplitWork overrides DefaultSplitWork; < 0 never splits a pair.
 	SplitWork int64
+	// Control, when not nil, can stop the computation and counts the pairs done.
+	Control *schedule.Control
 }
 
 // Gram writes K(X[i], Y[j]) into out[i*len(Y)+j]. When symmetric, Y is ignored, the
@@ -186,7 +188,7 @@ func newPlan(gs []*graph.Graph, nx int, opt Options) (*plan, error) {
 		mc := microkernel.MaxCol(opt.NodeKernel)
 		for i, g := range gs {
 			if g.NodeCols < mc {
-				return nil, fmt.Errorf("%s: the node kernel reads feature column %d but the graph has %d node feature columns", graphName(i, nx), mc-1, g.NodeCols)
+				return nil, fmt.Errorf("%s: the node kernel reads feature column %d but the graph has %d node feature columns", schedule.OperandName(i, nx), mc-1, g.NodeCols)
 			}
 		}
 	}
@@ -247,14 +249,14 @@ func newPlan(gs []*graph.Graph, nx int, opt Options) (*plan, error) {
 	classes := p.nodeClasses(nd)
 	p.sp = make([]*spGraph, len(gs))
 	states := make([]apspState, schedule.Workers(opt.NJobs))
-	err := schedule.Run(len(gs), opt.NJobs, 4, func(w, i int) error {
+	err := schedule.Run(opt.Control, len(gs), opt.NJobs, 4, func(w, i int) error {
 		var cls []int32
 		if classes != nil {
 			cls = classes[i]
 		}
 		s, err := p.prepGraph(gs[i], cls, &states[w])
 		if err != nil {
-			return fmt.Errorf("%s: %w", graphName(i, nx), err)
+			return fmt.Errorf("%s: %w", schedule.OperandName(i, nx), err)
 		}
 		p.sp[i] = s
 		return nil
@@ -269,14 +271,6 @@ func newPlan(gs []*graph.Graph, nx int, opt Options) (*plan, error) {
 		p.buildIndex()
 	}
 	return p, nil
-}
-
-// graphName names graph i of X ++ Y, as "graph i" for X and "Y: graph j" for Y.
-func graphName(i, nx int) string {
-	if i < nx {
-		return fmt.Sprintf("graph %d", i)
-	}
-	return fmt.Sprintf("Y: graph %d", i-nx)
 }
 
 // nodeClasses assigns class ids to all nodes: exact-match classes for the methods

@@ -320,7 +320,7 @@ func TestErrors(t *testing.T) {
 		out  int
 		want string
 	}{
-		{"negative length", []*graph.Graph{ok, neg}, Options{WeightCol: 0}, 4, "graph 1: edge 0 (0–1) has length -1"},
+		{"negative length", []*graph.Graph{ok, neg}, Options{WeightCol: 0}, 4, "X[1]: edge 0 (0–1) has length -1"},
 		{"missing column", []*graph.Graph{ok}, Options{WeightCol: 3}, 1, "weight column 3 does not exist"},
 		{"bad weight col", []*graph.Graph{ok}, Options{WeightCol: -7}, 1, "weight column -7"},
 		{"node column", []*graph.Graph{ok}, Options{WeightCol: HopCounts, NodeKernel: nodeKernels["float"]}, 1, "reads feature column 1"},

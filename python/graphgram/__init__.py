@@ -1,35 +1,34 @@
 """graphgram: graph kernels for scikit-learn, computed by a Go core.
 
-Kernels
--------
-MarginalizedGraphKernel
-    Random-walk based similarity of labeled, weighted graphs (GraphDot's convention).
+The package mirrors the domain:
 
-Graphs and data
----------------
-Graph
-    An undirected graph with named node and edge attributes.
-datasets
-    ``load_tu`` for the TU benchmark format and ``load_mutag`` for the bundled MUTAG set.
-microkernels
-    Base kernels on node and edge attributes (``KroneckerDelta``, ``SquareExponential``, ...).
-molecules
-    Graphs from SMILES, RDKit molecules and 3D coordinates; ``molecular_kernel`` preset.
+Graphs and their loaders
+    :class:`Graph` (``graphgram.graph``): an undirected graph with named node and
+    edge attributes; ``graphgram.datasets`` (TU benchmark format, the bundled
+    MUTAG set) and ``graphgram.molecules`` (SMILES, RDKit, 3D coordinates).
+Base kernels
+    ``graphgram.microkernels``: kernels on node and edge attributes
+    (``KroneckerDelta``, ``SquareExponential``, ...), where their
+    hyperparameters are declared.
+Graph kernels
+    ``graphgram.kernels``: :class:`MarginalizedGraphKernel`,
+    :class:`ShortestPathKernel`, :class:`RandomWalkKernel` and presets such as
+    :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
+    ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
+    (``ConstantKernel() * kernel + WhiteKernel()``).
+The boundary to the Go core
+    ``graphgram._backend`` (private): packing, calls, progress, Ctrl-C, errors.
 
-scikit-learn
-------------
-Every kernel is a transformer (``fit``/``transform``) usable in a ``Pipeline``;
-``gaussian_process.GraphKernel`` makes a kernel a Gaussian-process kernel.
+Settings: :func:`set_config`, :func:`get_config`, :func:`config_context`.
 """
 
 from . import datasets, gaussian_process, microkernels, molecules
+from ._config import config_context, get_config, set_config
 from .graph import Graph
-from .marginalized import MarginalizedGraphKernel
-from .molecules import molecular_kernel
-from .random_walk import RandomWalkKernel
-from .shortest_path import ShortestPathKernel
+from .kernels import MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, molecular_kernel
 
 __version__ = "0.1.0"
 
-__all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "molecular_kernel", "datasets", "gaussian_process",
-           "microkernels", "molecules", "__version__"]
+__all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "molecular_kernel",
+           "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
+           "config_context", "__version__"]

@@ -4,11 +4,15 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
-from ._base import as_graph_list
+from ._backend import as_graph_list
 
 
 class GraphKernel(Kernel):
     """A graphgram kernel usable in ``GaussianProcessRegressor`` and ``GaussianProcessClassifier``.
+
+    graphgram's kernels are scikit-learn Gaussian-process kernels themselves
+    (``ConstantKernel() * MarginalizedGraphKernel(...) + WhiteKernel()`` works);
+    this wrapper is kept for code written before they were.
 
     It wraps a graphgram kernel (such as :class:`~graphgram.MarginalizedGraphKernel`)
     and exposes its hyperparameters to scikit-learn's optimizer in log space, with

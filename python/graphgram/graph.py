@@ -2,13 +2,10 @@
 
 String labels
 -------------
-Attribute values that are strings (atom symbols, residue names, ...) are stored as
-integer codes taken from one process-wide interning table: the first string ever
-seen gets code 0, the next new one code 1, and so on. Equal strings therefore get
-equal codes in every graph built in the same Python process, which is all a
-Kronecker-delta base kernel needs. The codes depend on the order in which strings
-were first seen, so they are not stable across processes; do not store them.
-:func:`intern_label` and :func:`label_of` convert between strings and codes.
+Attribute values that are strings (atom symbols, residue names, ...) are stored
+as strings (a NumPy unicode array), so a graph means the same in every process
+and pickles by value. The kernels turn them into integer codes per call, from
+one vocabulary of all the strings of that call's graphs.
 """
 
 import numbers
@@ -18,71 +15,11 @@ from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["Graph", "intern_label", "label_of", "interned_labels"]
-
-# --------------------------------------------------------------------------
-# String interning
-# --------------------------------------------------------------------------
-
-_LABEL_CODES = {}
-_LABEL_STRINGS = []
-_LABEL_LOCK = threading.Lock()
+__all__ = ["Graph"]
 
 _MAX_EXACT_INT = 2**53
-
-
-def intern_label(s):
-    """Return the process-wide integer code of the string ``s``.
-
-    Codes are assigned in first-seen order starting at 0, so equal strings always
-    map to equal codes within one Python process.
-
-    Parameters
-    ----------
-    s : str
-
-    Returns
-    -------
-    int
-    """
-    if not isinstance(s, str):
-        raise TypeError("intern_label expects a str, got %s" % type(s).__name__)
-    code = _LABEL_CODES.get(s)
-    if code is None:
-        with _LABEL_LOCK:
-            code = _LABEL_CODES.get(s)
-            if code is None:
-                code = len(_LABEL_STRINGS)
-                _LABEL_STRINGS.append(s)
-                _LABEL_CODES[s] = code
-    return code
-
-
-def label_of(code):
-    """Return the string whose interned code is ``code``.
-
-    Parameters
-    ----------
-    code : int
-
-    Returns
-    -------
-    str
-    """
-    try:
-        return _LABEL_STRINGS[int(code)]
-    except IndexError:
-        raise KeyError("no string has been interned with code %r" % (code,)) from None
-
-
-def interned_labels():
-    """Return all interned strings, in code order (``interned_labels()[c]`` has code ``c``).
-
-    Returns
-    -------
-    tuple of str
-    """
-    return tuple(_LABEL_STRINGS)
+# Node and edge counts are int32 in the Go core.
+_MAX_COUNT = 2**31 - 1
 
 
 # --------------------------------------------------------------------------
@@ -99,16 +36,15 @@ def _readonly(a):
     return a
 
 
-def _intern_array(values, where, kind, attr):
-    flat = []
-    for v in values:
+def _string_array(values, where, kind, attr):
+    flat = list(values)
+    for v in flat:
         if not isinstance(v, str):
             raise TypeError(
                 "%s: %s attribute %r mixes strings with values of type %s; "
                 "use strings for all of its values or for none"
                 % (where, kind, attr, type(v).__name__))
-        flat.append(intern_label(v))
-    return np.array(flat, dtype=np.int64)
+    return np.array(flat, dtype=np.str_) if flat else np.zeros(0, dtype="U1")
 
 
 def _as_attribute(values, length, where, kind, attr, count_word):
@@ -135,9 +71,9 @@ def _as_attribute(values, length, where, kind, attr, count_word):
             raise TypeError("%s: %s attribute %r has bytes values; use str" % (where, kind, attr))
         if arr.dtype.kind == "U" and not is_array:
             # numpy turns [1, "a"] into strings; refuse that silent conversion.
-            arr = _intern_array(list(values), where, kind, attr)
+            arr = _string_array(values, where, kind, attr)
         else:
-            arr = _intern_array(arr.tolist(), where, kind, attr)
+            arr = _string_array(arr.tolist(), where, kind, attr)
     elif arr.dtype.kind == "O":
         items = list(arr) if arr.ndim == 1 else arr.ravel().tolist()
         bad = next((v for v in items if not isinstance(v, (numbers.Real, np.ndarray, list, tuple))), None)
@@ -172,6 +108,8 @@ def _as_attribute(values, length, where, kind, attr, count_word):
         if arr.shape[1] == 0:
             raise ValueError("%s: %s attribute %r has vectors of length 0" % (where, kind, attr))
         arr = np.array(arr, dtype=np.float64, order="C")
+    elif arr.dtype.kind == "U":
+        arr = np.array(arr, dtype=np.str_)
     elif arr.dtype.kind == "b":
         arr = np.array(arr, dtype=np.bool_)
     elif arr.dtype.kind in "iu":
@@ -209,8 +147,8 @@ def _as_n_nodes(n_nodes):
     if isinstance(n_nodes, (bool, np.bool_)) or not isinstance(n_nodes, numbers.Integral):
         raise TypeError("n_nodes must be an integer, got %r" % (n_nodes,))
     n = int(n_nodes)
-    if n < 0:
-        raise ValueError("n_nodes must be >= 0, got %d" % n)
+    if n < 0 or n > _MAX_COUNT:
+        raise ValueError("n_nodes must be in 0..%d, got %d" % (_MAX_COUNT, n))
     return n
 
 
@@ -224,6 +162,10 @@ def _as_edges(edges, where):
         raise TypeError("%s: edges must be integer node indices, got dtype %s" % (where, arr.dtype))
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError("%s: edges must have shape (m, 2), got %s" % (where, arr.shape))
+    if arr.shape[0] > _MAX_COUNT:
+        raise ValueError("%s: %d edges; at most %d are supported" % (where, arr.shape[0], _MAX_COUNT))
+    if arr.dtype == np.uint64 and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError("%s: edges refer to node indices beyond the int64 range" % where)
     return np.array(arr, dtype=np.int64, order="C")
 
 
@@ -305,8 +247,7 @@ class Graph:
     node_attrs : dict, default=None
         Attribute name → one value per node: shape ``(n_nodes,)`` of integers,
         floats, booleans or strings, or shape ``(n_nodes, w)`` for fixed-length
-        vectors (stored as float64). Strings are replaced by process-wide integer
-        codes (see :func:`intern_label`).
+        vectors (stored as float64). Strings are kept as strings.
     edge_attrs : dict, default=None
         Attribute name → one value per edge, aligned with ``edges``; same rules.
 
@@ -455,15 +396,23 @@ class Graph:
         where = _where(index, name)
         n = self._n_nodes
         e = self._edges
-        if e.ndim != 2 or e.shape[1] != 2 or e.dtype != np.int64:
+        if not isinstance(n, int) or not 0 <= n <= _MAX_COUNT:
+            raise ValueError("%s: n_nodes = %r is not an integer in 0..%d" % (where, n, _MAX_COUNT))
+        if not isinstance(e, np.ndarray) or e.ndim != 2 or e.shape[1] != 2 or e.dtype != np.int64:
             raise ValueError("%s: edges must be an int64 array of shape (m, 2), got %s %s"
                              % (where, e.dtype, e.shape))
-        _check_edges_weights(n, e, self._weights, where)
+        w = self._weights
+        if not isinstance(w, np.ndarray) or w.dtype != np.float64:
+            raise ValueError("%s: weights must be a float64 array" % where)
+        _check_edges_weights(n, e, w, where)
         for kind, attrs, length in (("node", self._node_attrs, n), ("edge", self._edge_attrs, e.shape[0])):
             for attr, arr in attrs.items():
-                if arr.ndim not in (1, 2) or arr.shape[0] != length:
+                if not isinstance(arr, np.ndarray) or arr.ndim not in (1, 2) or arr.shape[0] != length:
                     raise ValueError("%s: %s attribute %r has shape %s but the graph has %d %ss"
-                                     % (where, kind, attr, arr.shape, length, kind))
+                                     % (where, kind, attr, np.shape(arr), length, kind))
+                if arr.dtype.kind not in "biufU" or (arr.ndim == 2 and arr.dtype.kind == "U"):
+                    raise ValueError("%s: %s attribute %r has dtype %s, which cannot be packed"
+                                     % (where, kind, attr, arr.dtype))
                 _check_attribute(arr, where, kind, attr, kind)
         return self
 
@@ -689,32 +638,6 @@ class Graph:
                 w.append(d[weight])
         return cls(len(nodes), edges, w, node_attrs=na, edge_attrs=ea)
 
-    # --- molecules (implemented in graphgram.molecules; RDKit and ASE optional) ---------
-    @classmethod
-    def from_smiles(cls, smiles, hydrogens="implicit"):
-        """Build a molecular graph from a SMILES string; see :func:`graphgram.molecules.from_smiles`."""
-        from .molecules import from_smiles
-        return from_smiles(smiles, hydrogens=hydrogens)
-
-    @classmethod
-    def from_rdkit(cls, mol, hydrogens="implicit"):
-        """Build a molecular graph from an RDKit molecule; see :func:`graphgram.molecules.from_rdkit`."""
-        from .molecules import from_rdkit
-        return from_rdkit(mol, hydrogens=hydrogens)
-
-    @classmethod
-    def from_coordinates(cls, elements, positions, cutoff=5.0):
-        """Build the graph of atoms within ``cutoff`` of each other; see
-        :func:`graphgram.molecules.from_coordinates`."""
-        from .molecules import from_coordinates
-        return from_coordinates(elements, positions, cutoff=cutoff)
-
-    @classmethod
-    def from_ase(cls, atoms, cutoff=5.0):
-        """Build the graph of an ASE ``Atoms`` object; see :func:`graphgram.molecules.from_ase`."""
-        from .molecules import from_ase
-        return from_ase(atoms, cutoff=cutoff)
-
     def to_networkx(self, weight="weight"):
         """Return the graph as a ``networkx.Graph`` with nodes ``0 .. n_nodes-1``.
 
@@ -727,8 +650,7 @@ class Graph:
         Returns
         -------
         networkx.Graph
-            Scalar attributes become Python numbers (string labels stay as their
-            integer codes; see :func:`label_of`), vectors NumPy arrays.
+            Scalar attributes become Python numbers (string labels stay strings), vectors NumPy arrays.
         """
         import networkx as nx
 

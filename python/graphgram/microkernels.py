@@ -21,9 +21,12 @@ hyperparameter's full name is its path through the expression joined by
 ``kernel`` under :class:`Normalized`, e.g. ``label__h`` or
 ``k1__charge__length_scale``. The same names work with ``set_params``, so that a
 graph kernel's ``node_kernel__label__h`` can be searched by ``GridSearchCV``.
-``hyperparameters`` lists them in depth-first order of the leaves of the JSON
-expression that :meth:`MicroKernel.to_spec` produces, the order in which the Go
-core numbers gradients; ``theta`` holds the logarithms of the non-fixed ones.
+``hyperparameters`` lists them in depth-first order of the leaves; ``theta``
+holds the logarithms of the non-fixed ones. This list is the one declaration of
+a base kernel's hyperparameters: the JSON expression that
+:meth:`MicroKernel.to_spec` writes for the Go core tags each leaf with the
+gradient column its name is given, so Go writes every derivative where Python
+expects it, without the two agreeing on an order by convention.
 """
 
 import copy
@@ -223,19 +226,40 @@ class MicroKernel:
         """
         return set(self._attr_order())
 
-    def to_spec(self, layout):
+    def to_spec(self, layout, index=None, prefix=""):
         """Return the JSON-able expression of this kernel for the Go core (docs/abi.md).
 
         Parameters
         ----------
         layout : mapping of str to (int, int)
             Attribute name → (first column, width) in the packed feature matrix.
+        index : mapping of str to int, optional
+            Full hyperparameter name (``prefix`` + the name in ``hyperparameters``)
+            → gradient column; each leaf's expression then carries its column as
+            ``"index"``.
+        prefix : str, default=""
+            Prefix of the hyperparameter names in ``index`` (``"node_kernel__"``).
 
         Returns
         -------
         dict
         """
-        return self._spec(layout, None, "")
+        spec = self._spec(layout, None, "")
+        if index is not None:
+            leaves = iter(self._leaves())
+
+            def tag(node):
+                if "terms" in node:
+                    for t in node["terms"]:
+                        tag(t)
+                elif "kernel" in node:
+                    tag(node["kernel"])
+                else:
+                    name, _ = next(leaves)
+                    node["index"] = int(index[prefix + name])
+
+            tag(spec)
+        return spec
 
     def _spec(self, layout, binding, path):  # pragma: no cover - overridden
         raise NotImplementedError
@@ -322,10 +346,8 @@ class MicroKernel:
 
 
 def _vector(v):
-    if isinstance(v, str):
-        from .graph import intern_label
-
-        return [float(intern_label(v))]
+    if isinstance(v, (str, np.str_)):
+        return [str(v)]
     if isinstance(v, np.ndarray) and v.ndim == 0 or np.isscalar(v):
         return [float(v)]
     return [float(t) for t in np.asarray(v, dtype=np.float64).ravel()]
@@ -396,13 +418,21 @@ class _Elementary(MicroKernel):
         return {"kind": self._kind, self._param: val, "col": col, "width": width}
 
     # Evaluation: ``graph`` is True when x and y are dicts (not bound yet).
+    _strings = False  # compares string labels
+
+    def _operands(self, x, y):
+        a, b = _vector(x), _vector(y)
+        if not self._strings and any(isinstance(t, str) for t in a + b):
+            raise TypeError("%s compares numbers, not strings (got %r and %r)" % (type(self).__name__, x, y))
+        return a, b
+
     def _value(self, x, y, graph):
         val = self._checked("")
         if not self._reads:
             return val
         if graph:
             raise _unbound_error(self, "")
-        return self._eval(val, _vector(x), _vector(y))
+        return self._eval(val, *self._operands(x, y))
 
     def _value_grad(self, x, y, graph):
         val = self._checked("")
@@ -410,7 +440,7 @@ class _Elementary(MicroKernel):
             return val, [1.0]
         if graph:
             raise _unbound_error(self, "")
-        v, g = self._eval_grad(val, _vector(x), _vector(y))
+        v, g = self._eval_grad(val, *self._operands(x, y))
         return v, [g]
 
     def _pair(self, a, b):
@@ -455,6 +485,7 @@ class KroneckerDelta(_Elementary):
     _param = "h"
     _kind = "kronecker_delta"
     _default_bounds = (1e-3, 1.0)
+    _strings = True
 
     def __init__(self, h, h_bounds=(1e-3, 1.0)):
         self.h = h

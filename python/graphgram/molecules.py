@@ -1,8 +1,7 @@
 """Molecular graphs: from SMILES and RDKit molecules, and from 3D coordinates.
 
 RDKit and ASE are optional; the functions that need them say so when they are
-missing. The constructors are also available as ``Graph.from_smiles``,
-``Graph.from_rdkit``, ``Graph.from_coordinates`` and ``Graph.from_ase``.
+missing. The kernel preset for molecules is :func:`graphgram.molecular_kernel`.
 """
 
 import numpy as np
@@ -157,43 +156,3 @@ def from_ase(atoms, cutoff=5.0):
     except ImportError:
         raise ImportError("from_ase needs ASE, which is not installed; `pip install ase`") from None
     return from_coordinates(atoms.get_atomic_numbers().tolist(), atoms.get_positions(), cutoff)
-
-
-def molecular_kernel(bonds="order", q=0.05, normalize=True, **kwargs):
-    """A ready marginalized graph kernel for molecules.
-
-    Atoms are compared by element with ``KroneckerDelta(0.2)`` (two different
-    elements keep a fifth of the similarity of two equal ones); bonds either by
-    order with ``KroneckerDelta(0.5)`` — for graphs from SMILES or RDKit — or by
-    length with ``SquareExponential(0.5)`` (length scale 0.5, in the unit of the
-    coordinates, Å for ASE) — for graphs from 3D coordinates. The stopping
-    probability q = 0.05 weighs walks of about 20 steps, and the kernel is
-    cosine-normalized, as suits Gaussian-process regression of molecular
-    properties. All of these are starting values: scikit-learn's optimizer tunes
-    q and the base-kernel hyperparameters within their bounds when the kernel is
-    wrapped in :class:`graphgram.gaussian_process.GraphKernel`.
-
-    Parameters
-    ----------
-    bonds : {"order", "length"}, default="order"
-        Which bond attribute the edge kernel compares.
-    q : float, default=0.05
-    normalize : bool, default=True
-    **kwargs
-        Passed on to :class:`~graphgram.MarginalizedGraphKernel` (``n_jobs``, ``q_bounds``, ...).
-
-    Returns
-    -------
-    MarginalizedGraphKernel
-    """
-    from .marginalized import MarginalizedGraphKernel
-    from .microkernels import KroneckerDelta, SquareExponential, TensorProduct
-
-    if bonds == "order":
-        edge = TensorProduct(order=KroneckerDelta(0.5))
-    elif bonds == "length":
-        edge = TensorProduct(length=SquareExponential(0.5))
-    else:
-        raise ValueError("bonds must be 'order' or 'length', got %r" % (bonds,))
-    return MarginalizedGraphKernel(TensorProduct(element=KroneckerDelta(0.2)), edge, q=q,
-                                   normalize=normalize, **kwargs)

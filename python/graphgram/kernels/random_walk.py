@@ -4,10 +4,8 @@ import numbers
 
 import numpy as np
 
-from . import _core
+from ..microkernels import MicroKernel
 from ._base import GraphKernelBase
-from ._packing import pack
-from .microkernels import MicroKernel
 
 __all__ = ["RandomWalkKernel"]
 
@@ -61,6 +59,9 @@ class RandomWalkKernel(GraphKernelBase):
         Return the cosine-normalized kernel K(x, y) / sqrt(K(x, x) K(y, y)).
     n_jobs : int, default=None
         Number of threads; ``None`` or -1 uses all cores.
+    verbose : bool, default=None
+        Show a progress bar for computations that take more than about two
+        seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
 
     Examples
     --------
@@ -71,13 +72,17 @@ class RandomWalkKernel(GraphKernelBase):
     (10, 10)
     """
 
-    def __init__(self, lamda=0.01, kind="geometric", node_kernel=None, p=None, normalize=False, n_jobs=None):
+    def __init__(self, lamda=0.01, kind="geometric", node_kernel=None, p=None, normalize=False, n_jobs=None,
+                 verbose=None):
         self.lamda = lamda
         self.kind = kind
         self.node_kernel = node_kernel
         self.p = p
         self.normalize = normalize
         self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    _kernel = "random_walk"
 
     def _check_params(self):
         super()._check_params()
@@ -93,22 +98,17 @@ class RandomWalkKernel(GraphKernelBase):
             raise TypeError("node_kernel must be a graphgram microkernel or None, got %s"
                             % type(self.node_kernel).__name__)
 
-    def _pack(self, graphs, name):
-        return pack(graphs, node_kernel=self.node_kernel, name=name)
+    def _attributes(self):
+        if self.node_kernel is None:
+            return {}, {}
+        return {a: "needed by the node kernel" for a in self.node_kernel._attr_order()}, {}
 
-    def _args(self, Xp, Yp=None):
-        if Yp is not None and Xp.node_layout != Yp.node_layout:
-            raise ValueError("X and Y store the node kernel's attributes with different widths: %s vs %s"
-                             % (Xp.node_layout, Yp.node_layout))
-        return Xp.node_spec or "", float(self.lamda), self.kind, int(self.p or 0), self._go_jobs()
-
-    def _gram(self, Xp, Yp, symmetric):
-        K = np.empty((len(Xp), len(Yp)))
-        _core.call("RandomWalkGram", Xp.desc.ctypes.data, Yp.desc.ctypes.data, bool(symmetric),
-                   *self._args(Xp, Yp), K.ctypes.data)
-        return K
-
-    def _diag(self, Xp):
-        d = np.empty(len(Xp))
-        _core.call("RandomWalkDiag", Xp.desc.ctypes.data, *self._args(Xp), d.ctypes.data)
-        return d
+    def _params(self, node_layout, edge_layout):
+        node_spec = None
+        if self.node_kernel is not None:
+            try:
+                node_spec = self.node_kernel.to_spec(node_layout)
+            except ValueError as exc:
+                raise ValueError("node kernel: %s" % exc) from None
+        return {"node_kernel": node_spec, "lamda": float(self.lamda), "kind": self.kind,
+                "steps": int(self.p or 0), "n_jobs": self._go_jobs()}

@@ -1,13 +1,7 @@
 """The shortest-path graph kernel (Borgwardt and Kriegel 2005)."""
 
-import json
-
-import numpy as np
-
-from . import _core
+from ..microkernels import MicroKernel, TensorProduct
 from ._base import GraphKernelBase
-from ._packing import pack
-from .microkernels import MicroKernel, TensorProduct
 
 __all__ = ["ShortestPathKernel"]
 
@@ -62,6 +56,9 @@ class ShortestPathKernel(GraphKernelBase):
         Return the cosine-normalized kernel K(x, y) / sqrt(K(x, x) K(y, y)).
     n_jobs : int, default=None
         Number of threads; ``None`` or -1 uses all cores.
+    verbose : bool, default=None
+        Show a progress bar for computations that take more than about two
+        seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
 
     Examples
     --------
@@ -74,12 +71,16 @@ class ShortestPathKernel(GraphKernelBase):
     (10, 10)
     """
 
-    def __init__(self, node_kernel=None, length_kernel=None, weight=None, normalize=False, n_jobs=None):
+    def __init__(self, node_kernel=None, length_kernel=None, weight=None, normalize=False, n_jobs=None,
+                 verbose=None):
         self.node_kernel = node_kernel
         self.length_kernel = length_kernel
         self.weight = weight
         self.normalize = normalize
         self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    _kernel = "shortest_path"
 
     def _check_params(self):
         super()._check_params()
@@ -94,40 +95,33 @@ class ShortestPathKernel(GraphKernelBase):
         """The JSON expression of the length kernel, reading column 0 (the length)."""
         k = self.length_kernel
         if k is None:
-            return ""
+            return None
         if not k._has_binding():
             k = TensorProduct(length=k)
         elif k.attributes() != {"length"}:
             raise ValueError("length_kernel must compare lengths: give it unbound (e.g. SquareExponential(1.0)) "
                              "or bound to the name 'length', not to %s" % sorted(k.attributes()))
-        return json.dumps(k.to_spec({"length": (0, 1)}))
+        return k.to_spec({"length": (0, 1)})
 
-    def _pack(self, graphs, name):
-        extra = () if self.weight is None else (self.weight,)
-        return pack(graphs, node_kernel=self.node_kernel, edge_extra=extra, name=name)
+    def _attributes(self):
+        nodes = {} if self.node_kernel is None else {a: "needed by the node kernel"
+                                                     for a in self.node_kernel._attr_order()}
+        edges = {} if self.weight is None else {self.weight: "named by weight"}
+        return nodes, edges
 
-    def _args(self, Xp, Yp=None):
-        if Yp is not None and (Xp.node_layout != Yp.node_layout or Xp.edge_layout != Yp.edge_layout):
-            raise ValueError("X and Y store the kernel's attributes with different widths: nodes %s vs %s, "
-                             "edges %s vs %s" % (Xp.node_layout, Yp.node_layout, Xp.edge_layout, Yp.edge_layout))
+    def _params(self, node_layout, edge_layout):
         weight_col = -1
         if self.weight is not None:
-            col, width = Xp.edge_layout[self.weight]
+            col, width = edge_layout[self.weight]
             if width != 1:
                 raise ValueError("the edge attribute %r holds vectors of length %d; edge lengths must be scalars"
                                  % (self.weight, width))
             weight_col = col
-        return Xp.node_spec or "", self._length_spec(), weight_col, self._go_jobs()
-
-    def _gram(self, Xp, Yp, symmetric):
-        K = np.empty((len(Xp), len(Yp)))
-        node_spec, length_spec, weight_col, jobs = self._args(Xp, Yp)
-        _core.call("ShortestPathGram", Xp.desc.ctypes.data, Yp.desc.ctypes.data, bool(symmetric),
-                   node_spec, length_spec, weight_col, jobs, K.ctypes.data)
-        return K
-
-    def _diag(self, Xp):
-        d = np.empty(len(Xp))
-        node_spec, length_spec, weight_col, jobs = self._args(Xp)
-        _core.call("ShortestPathDiag", Xp.desc.ctypes.data, node_spec, length_spec, weight_col, jobs, d.ctypes.data)
-        return d
+        node_spec = None
+        if self.node_kernel is not None:
+            try:
+                node_spec = self.node_kernel.to_spec(node_layout)
+            except ValueError as exc:
+                raise ValueError("node kernel: %s" % exc) from None
+        return {"node_kernel": node_spec, "length_kernel": self._length_spec(), "weight_col": weight_col,
+                "n_jobs": self._go_jobs()}

@@ -1,30 +1,19 @@
 """The marginalized graph kernel (Kashima et al. 2003) in GraphDot's convention."""
 
-import json
 import numbers
-import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-
-from . import _core
-from ._base import GraphKernelBase, as_graph_list, cosine_normalize
-from ._packing import pack
-from .microkernels import Constant
 from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter
 
+from ..microkernels import Constant, MicroKernel
+from ._base import GraphKernelBase, as_graph_list, cosine_normalize
 
-class _Batch:
-    """A packed list of graphs plus the start probability of every packed node."""
+__all__ = ["MarginalizedGraphKernel"]
 
-    def __init__(self, packed, start, graphs):
-        self.packed = packed
-        self.start = start
-        self.graphs = graphs
 
-    def __len__(self):
-        return len(self.graphs)
+def _is_number(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and np.isfinite(x)
 
 
 class MarginalizedGraphKernel(GraphKernelBase):
@@ -77,6 +66,9 @@ class MarginalizedGraphKernel(GraphKernelBase):
         Iteration cap of each solve; ``None`` uses the Go core's default.
     n_jobs : int, default=None
         Number of threads; ``None`` or -1 uses all cores.
+    verbose : bool, default=None
+        Show a progress bar for computations that take more than about two
+        seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
 
     Examples
     --------
@@ -92,7 +84,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
     """
 
     def __init__(self, node_kernel=None, edge_kernel=None, q=0.01, q_bounds=(1e-4, 1 - 1e-4), p=1.0, lmin=0,
-                 normalize=False, tol=None, maxiter=None, n_jobs=None):
+                 normalize=False, tol=None, maxiter=None, n_jobs=None, verbose=None):
         self.node_kernel = node_kernel
         self.edge_kernel = edge_kernel
         self.q = q
@@ -103,6 +95,9 @@ class MarginalizedGraphKernel(GraphKernelBase):
         self.tol = tol
         self.maxiter = maxiter
         self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    _kernel = "marginalized"
 
     # --- parameters ---------------------------------------------------------
     def _kernels(self):
@@ -174,23 +169,34 @@ class MarginalizedGraphKernel(GraphKernelBase):
     def _check_params(self):
         super()._check_params()
         q = self.q
-        if not isinstance(q, numbers.Real) or not 0.0 < float(q) < 1.0:
+        if not _is_number(q) or not 0.0 < float(q) < 1.0:
             raise ValueError("q must be a number in (0, 1), got %r" % (q,))
-        if self.lmin not in (0, 1):
+        if not self._q_fixed():
+            b = np.asarray(self.q_bounds, dtype=object)
+            if b.shape != (2,) or not all(_is_number(t) for t in b) or not 0 < b[0] <= b[1] < 1:
+                raise ValueError("q_bounds must be 'fixed' or a pair (low, high) with 0 < low <= high < 1, got %r"
+                                 % (self.q_bounds,))
+        if isinstance(self.lmin, bool) or self.lmin not in (0, 1):
             raise ValueError("lmin must be 0 or 1, got %r" % (self.lmin,))
-        if self.tol is not None and not (isinstance(self.tol, numbers.Real) and self.tol > 0):
-            raise ValueError("tol must be a positive number or None, got %r" % (self.tol,))
-        if self.maxiter is not None and not (isinstance(self.maxiter, numbers.Integral) and self.maxiter > 0):
+        if self.tol is not None and not (_is_number(self.tol) and 0 < self.tol < 1):
+            raise ValueError("tol must be a number in (0, 1) or None, got %r" % (self.tol,))
+        if self.maxiter is not None and not (isinstance(self.maxiter, numbers.Integral)
+                                             and not isinstance(self.maxiter, bool) and self.maxiter > 0):
             raise ValueError("maxiter must be a positive integer or None, got %r" % (self.maxiter,))
+        for name in ("node_kernel", "edge_kernel"):
+            k = getattr(self, name)
+            if k is not None and not isinstance(k, MicroKernel):
+                raise TypeError("%s must be a graphgram microkernel or None, got %s" % (name, type(k).__name__))
         p = self.p
-        if isinstance(p, numbers.Real):
+        if isinstance(p, numbers.Real) and not isinstance(p, bool):
             if not np.isfinite(p) or p <= 0:
                 raise ValueError("p must be a positive finite number, got %r" % (p,))
         elif not (isinstance(p, str) or callable(p)):
             raise TypeError("p must be a number, a node attribute name or a callable, got %r" % (p,))
 
     # --- packing ------------------------------------------------------------
-    def _start(self, graphs, name):
+    def _start(self, name, graphs):
+        """Start probability of every node of ``graphs``, concatenated."""
         p = self.p
         if isinstance(p, numbers.Real):
             return np.full(sum(g.n_nodes for g in graphs), float(p))
@@ -200,101 +206,59 @@ class MarginalizedGraphKernel(GraphKernelBase):
                 if p not in g.node_attrs:
                     raise ValueError("%s[%d] has no node attribute %r (named by p)" % (name, i, p))
                 v = g.node_attrs[p]
+                if v.dtype.kind not in "biuf":
+                    raise ValueError("%s[%d]: node attribute %r (named by p) holds %s, not numbers"
+                                     % (name, i, p, v.dtype))
             else:
                 v = p(g)
-            v = np.asarray(v, dtype=np.float64)
+            try:
+                v = np.asarray(v, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError("%s[%d]: start probabilities p are not numbers" % (name, i)) from None
             if v.shape != (g.n_nodes,):
                 raise ValueError("%s[%d]: start probabilities p have shape %s, expected (%d,)"
                                  % (name, i, v.shape, g.n_nodes))
             if not np.all(np.isfinite(v)) or np.any(v < 0):
                 raise ValueError("%s[%d]: start probabilities p must be finite and non-negative" % (name, i))
             parts.append(v)
-        return np.ascontiguousarray(np.concatenate(parts))
+        return np.concatenate(parts) if parts else np.zeros(0)
 
-    def _pack(self, graphs, name):
+    def _attributes(self):
         node, edge = self._kernels()
-        packed = pack(graphs, node_kernel=node, edge_kernel=edge, name=name)
-        return _Batch(packed, self._start(graphs, name), graphs)
+        return ({a: "needed by the node kernel" for a in node._attr_order()},
+                {a: "needed by the edge kernel" for a in edge._attr_order()})
 
-    def _specs(self, Xp, Yp=None):
-        """The JSON kernel expressions, after checking that X and Y share a layout."""
+    def _params(self, node_layout, edge_layout):
         node, edge = self._kernels()
-        if Yp is not None and (Xp.packed.node_layout != Yp.packed.node_layout
-                               or Xp.packed.edge_layout != Yp.packed.edge_layout):
-            raise ValueError(
-                "X and Y store the kernel's attributes with different widths: nodes %s vs %s, edges %s vs %s"
-                % (Xp.packed.node_layout, Yp.packed.node_layout, Xp.packed.edge_layout, Yp.packed.edge_layout))
-        return (json.dumps(node.to_spec(Xp.packed.node_layout)),
-                json.dumps(edge.to_spec(Xp.packed.edge_layout)))
-
-    def _solver_args(self):
-        return (float(self.q), int(self.lmin))
-
-    def _tail_args(self):
-        return (float(self.tol or 0.0), int(self.maxiter or 0), self._go_jobs())
-
-    @staticmethod
-    def _warn(msg):
-        if msg:
-            warnings.warn("marginalized graph kernel: " + msg, ConvergenceWarning, stacklevel=3)
+        column = {h.name: k for k, h in enumerate(self.hyperparameters)}
+        try:
+            node_spec = node.to_spec(node_layout, column, "node_kernel__")
+        except ValueError as exc:
+            raise ValueError("node kernel: %s" % exc) from None
+        try:
+            edge_spec = edge.to_spec(edge_layout, column, "edge_kernel__")
+        except ValueError as exc:
+            raise ValueError("edge kernel: %s" % exc) from None
+        return {"node_kernel": node_spec, "edge_kernel": edge_spec, "q": float(self.q),
+                "q_index": column["q"], "n_params": len(column), "lmin": int(self.lmin),
+                "tol": float(self.tol or 0.0), "maxiter": int(self.maxiter or 0), "n_jobs": self._go_jobs()}
 
     # --- computation --------------------------------------------------------
-    def _gram(self, Xp, Yp, symmetric, iterations=None):
-        K = np.zeros((len(Xp), len(Yp)))
-        iters = np.zeros((len(Xp), len(Yp)), dtype=np.int32)
-        node_spec, edge_spec = self._specs(Xp, Yp)
-        msg = _core.call(
-            "MarginalizedGram", Xp.packed.desc.ctypes.data, Yp.packed.desc.ctypes.data, bool(symmetric),
-            node_spec, edge_spec, *self._solver_args(), Xp.start.ctypes.data, Yp.start.ctypes.data,
-            *self._tail_args(), K.ctypes.data, iters.ctypes.data, names=("X", "Y"))
-        self._warn(msg)
-        if iterations is not None:
-            iterations.append(iters)
-        return K
-
-    def _diag(self, Xp):
-        d = np.zeros(len(Xp))
-        node_spec, edge_spec = self._specs(Xp)
-        msg = _core.call(
-            "MarginalizedDiag", Xp.packed.desc.ctypes.data, node_spec, edge_spec, *self._solver_args(),
-            Xp.start.ctypes.data, *self._tail_args(), d.ctypes.data)
-        self._warn(msg)
-        return d
-
-    def _nodal(self, Xp, Yp, symmetric):
-        nx, ny = int(Xp.packed.node_offsets[-1]), int(Yp.packed.node_offsets[-1])
-        R = np.zeros((nx, ny))
-        node_spec, edge_spec = self._specs(Xp, Yp)
-        msg = _core.call(
-            "MarginalizedNodal", Xp.packed.desc.ctypes.data, Yp.packed.desc.ctypes.data, bool(symmetric),
-            node_spec, edge_spec, *self._solver_args(), Xp.start.ctypes.data, Yp.start.ctypes.data,
-            *self._tail_args(), R.ctypes.data)
-        self._warn(msg)
-        return R
-
-    def _nodal_self(self, Xp):
+    def _nodal_self(self, X):
         """Node-pair self-similarities: the diagonal of each graph's own nodal block."""
-        return np.concatenate([np.diag(self._nodal(self._pack([g], "X"), self._pack([g], "X"), True))
-                               for g in Xp.graphs])
+        return np.concatenate([np.diag(self._compute("nodal", [g])[0]) for g in X])
 
-    def _gram_gradient(self, Xp):
+    def _gram_gradient(self, X):
         """Return K(X, X) and ∂K/∂log θ for the non-fixed hyperparameters, shape (N, N, n_dims).
 
         The Go core differentiates each solve by the adjoint method (one extra
-        solve per pair) with respect to the raw hyperparameters; the chain rule
+        solve per pair) with respect to the raw hyperparameters, writing each
+        into the column ``hyperparameters`` gives it; the chain rule
         ∂/∂log θ = θ ∂/∂θ moves the result to scikit-learn's log space.
         """
-        n = len(Xp)
         raw = self._raw_values()
-        K = np.zeros((n, n))
-        iters = np.zeros((n, n), dtype=np.int32)
-        G = np.zeros((n, n, raw.size))
-        node_spec, edge_spec = self._specs(Xp, Xp)
-        msg = _core.call(
-            "MarginalizedGramGrad", Xp.packed.desc.ctypes.data, Xp.packed.desc.ctypes.data, True,
-            node_spec, edge_spec, *self._solver_args(), Xp.start.ctypes.data, Xp.start.ctypes.data,
-            *self._tail_args(), K.ctypes.data, iters.ctypes.data, G.ctypes.data)
-        self._warn(msg)
+        K, extras = self._compute("gram_grad", X, n_params=raw.size)
+        G = extras["gradient"]
         mask = self._free_mask()
         G = G[:, :, mask] * raw[mask]
         if self.normalize:
@@ -308,7 +272,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
             np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
         return K, np.ascontiguousarray(G)
 
-    def __call__(self, X, Y=None, nodal=False, eval_gradient=False):
+    def __call__(self, X, Y=None, eval_gradient=False, nodal=False):
         """Return the Gram matrix, or node-pair similarities with ``nodal=True``.
 
         Parameters
@@ -316,35 +280,32 @@ class MarginalizedGraphKernel(GraphKernelBase):
         X : list of Graph
         Y : list of Graph, optional
             When omitted, K(X, X) is returned; only its upper triangle is solved.
+        eval_gradient : bool, default=False
+            Also return the gradient of K(X, X) with respect to the logarithms of
+            the non-fixed hyperparameters (``theta``), computed analytically. Only
+            with ``Y=None`` and ``nodal=False``, as in scikit-learn.
         nodal : bool, default=False
             Return the (Σ nodes of X) × (Σ nodes of Y) matrix of node-pair
             similarities p_i p'_j x_(i,j) instead of graph-level values; rows follow
             the graphs of X and their nodes in order. With ``normalize=True`` each
             entry is divided by the square root of the two nodes' similarities to
             themselves within their own graphs.
-        eval_gradient : bool, default=False
-            Also return the gradient of K(X, X) with respect to the logarithms of
-            the non-fixed hyperparameters (``theta``), computed analytically. Only
-            with ``Y=None`` and ``nodal=False``, as in scikit-learn.
 
         Returns
         -------
         K : ndarray, float64
         K_gradient : ndarray of shape (len(X), len(X), n_dims), only with ``eval_gradient=True``
         """
-        if eval_gradient:
-            if Y is not None or nodal:
-                raise ValueError("eval_gradient=True is only supported for K(X, X) without nodal=True")
-            self._check_params()
-            return self._gram_gradient(self._pack(as_graph_list(X, "X"), "X"))
         if not nodal:
-            return super().__call__(X, Y)
+            return super().__call__(X, Y, eval_gradient=eval_gradient)
+        if eval_gradient:
+            raise ValueError("eval_gradient=True is only supported for K(X, X) without nodal=True")
         self._check_params()
-        Xp = self._pack(as_graph_list(X, "X"), "X")
-        Yp = Xp if Y is None else self._pack(as_graph_list(Y, "Y"), "Y")
-        R = self._nodal(Xp, Yp, Y is None)
+        X = as_graph_list(X, "X")
+        Y = None if Y is None else as_graph_list(Y, "Y")
+        R = self._compute("nodal", X, Y)[0]
         if self.normalize:
-            dx = self._nodal_self(Xp)
-            dy = dx if Y is None else self._nodal_self(Yp)
+            dx = self._nodal_self(X)
+            dy = dx if Y is None else self._nodal_self(Y)
             R = cosine_normalize(R, dx, dy)
         return R

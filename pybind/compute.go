@@ -1,0 +1,95 @@
+package pybind
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/graphgram/graphgram/gokernel/microkernel"
+)
+
+// buffers are the result arrays of one call, as addresses and lengths.
+type buffers struct {
+	out, iters, grad          uintptr
+	outLen, itersLen, gradLen int
+}
+
+// kernelFunc computes one kernel in one mode ("gram", "diag", "nodal",
+// "gram_grad") from its JSON parameters; it returns a warning ("" if none).
+type kernelFunc func(mode string, params []byte, r *request, b buffers) (string, error)
+
+// kernels maps the names Python uses to the kernels of the Go core.
+var kernels = map[string]kernelFunc{
+	"marginalized":  marginalized,
+	"shortest_path": shortestPath,
+	"random_walk":   randomWalk,
+}
+
+// Compute is the one entry point of every kernel computation.
+//
+// kernel names the kernel ("marginalized", "shortest_path", "random_walk"),
+// mode the result ("gram": K(X, Y), or K(X, X) when descY is 0; "diag": K(x, x)
+// for x in X; "nodal": node-pair similarities; "gram_grad": K(X, X) and its
+// gradient), params its parameters as JSON (docs/abi.md). descX/descY are batch
+// descriptors, out/iters/grad result buffers and ctl the control block, each an
+// address with its length in elements; Go checks every length before writing.
+// The returned warning is "" unless some solve did not converge; an error's
+// text starts with the Python exception it maps to.
+func Compute(kernel, mode, params string, descX uintptr, descXLen int, descY uintptr, descYLen int,
+	out uintptr, outLen int, iters uintptr, itersLen int, grad uintptr, gradLen int, ctl uintptr, ctlLen int) (warning string, err error) {
+	defer guard(&err)
+	f, ok := kernels[kernel]
+	if !ok {
+		return "", inputError("unknown kernel %q", kernel)
+	}
+	r := &request{}
+	if r.ctl, err = control(ctl, ctlLen); err != nil {
+		return "", err
+	}
+	if mode == "diag" {
+		if descY != 0 || descYLen != 0 {
+			return "", inputError("diag takes one list of graphs")
+		}
+	}
+	if r.x, r.y, r.symmetric, err = operands(descX, descXLen, descY, descYLen); err != nil {
+		return "", err
+	}
+	return f(mode, []byte(params), r, buffers{out, iters, grad, outLen, itersLen, gradLen})
+}
+
+// decode reads params into v, refusing unknown fields so that a misspelt
+// parameter is an error rather than a silent default.
+func decode(params []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return inputError("kernel parameters: %v", err)
+	}
+	return nil
+}
+
+// baseKernel parses the base-kernel expression raw (what names it in errors),
+// nil when raw is absent or null, and checks the feature columns it reads
+// against those the graphs have. It returns the gradient index of each of the
+// kernel's hyperparameters (see microkernel.ParseIndexed).
+func baseKernel(what string, raw json.RawMessage, cols int) (microkernel.Kernel, []int, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil, nil
+	}
+	k, index, err := microkernel.ParseIndexed(string(raw))
+	if err != nil {
+		return nil, nil, inputError("%s: %v", what, err)
+	}
+	if mc := microkernel.MaxCol(k); mc > cols {
+		return nil, nil, inputError("%s reads feature column %d but the graphs have %d", what, mc-1, cols)
+	}
+	return k, index, nil
+}
+
+// pairCount is the number of entries of a mode's result, for len(X) = nx and
+// len(Y) = ny.
+func pairCount(mode string, nx, ny int) int {
+	if mode == "diag" {
+		return nx
+	}
+	return nx * ny
+}

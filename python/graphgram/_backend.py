@@ -1,0 +1,454 @@
+"""The one boundary between Python and the Go core (``graphgram._ggcore``).
+
+Everything that crosses to Go goes through :func:`compute`: graphs are packed
+here, at call time, into contiguous arrays (string labels interned into codes
+shared by every graph of the call), described by a descriptor of addresses *and*
+lengths that lives only for the call (docs/abi.md), and handed to the single Go
+entry point ``Compute`` together with the kernel's parameters as JSON and the
+result buffers with their lengths. Nothing here is stored on a user-visible
+object, so graphs, kernels and fitted estimators stay plain picklable data.
+
+The Go call runs in a worker thread (gopy releases the GIL) while the calling
+thread polls a shared control block: it draws a progress bar for long
+computations and, on Ctrl-C, sets the block's cancel flag so that the Go
+workers stop between pairs and inside solves; the call then raises
+``KeyboardInterrupt`` and the next one works normally. Go errors arrive as text
+starting with the Python exception they become.
+"""
+
+import json
+import os
+import threading
+import time
+
+import numpy as np
+
+from ._config import get_config
+from .graph import Graph
+
+try:
+    from ._ggcore import pybind as _pybind
+except ImportError as exc:  # pragma: no cover - only without a built extension
+    raise ImportError(
+        "graphgram's compiled Go core (graphgram._ggcore) is missing or does not load; "
+        "reinstall graphgram (a wheel, or `pip install .` from its source tree with a Go toolchain). "
+        "Cause: %s" % exc
+    ) from exc
+
+__all__ = ["Packed", "pack", "compute", "go_version", "vector_kernels"]
+
+# Word 0 of every descriptor; Go refuses descriptors of another version.
+_ABI_VERSION = 0x67670002
+_DESC_WORDS = 18
+
+# Python exceptions that Go's error prefixes name.
+_EXCEPTIONS = {"ValueError": ValueError, "MemoryError": MemoryError, "RuntimeError": RuntimeError,
+               "KeyboardInterrupt": KeyboardInterrupt}
+
+# Progress bars appear only for calls that are still running after this long.
+_PROGRESS_DELAY = 2.0
+_POLL = 0.05
+
+
+def go_version():
+    """Return the version string of the compiled Go core."""
+    return _pybind.Version()
+
+
+def vector_kernels():
+    """Return True when the Go core runs its AVX2 kernels (built with Go's simd experiment, CPU with AVX2+FMA)."""
+    return bool(_pybind.VectorKernels())
+
+
+def self_test_panic():
+    """Make the Go core panic inside its guard; the panic must arrive as RuntimeError."""
+    _call(_pybind.SelfTestPanic)
+
+
+# --------------------------------------------------------------------------
+# Packing
+# --------------------------------------------------------------------------
+
+
+class Packed:
+    """One list of graphs packed into the arrays of docs/abi.md, for one call.
+
+    Attributes
+    ----------
+    name : str
+        ``"X"`` or ``"Y"``, the name used in error messages.
+    node_ptr, edge_ptr : ndarray of int64, shape (N+1,)
+        Graph g owns node rows ``node_ptr[g]:node_ptr[g+1]`` and edges ``edge_ptr[g]:edge_ptr[g+1]``.
+    edges : ndarray of int64, shape (M, 2)
+    weights : ndarray of float64, shape (M,)
+    node_feat, edge_feat : ndarray of float64, shape (sum n, Fn) and (M, Fe)
+    start : ndarray of float64, shape (sum n,), or None
+        Start probabilities (marginalized kernel only).
+    """
+
+    def __init__(self, name, n_graphs, node_ptr, edge_ptr, edges, weights, node_feat, edge_feat, start=None):
+        self.name = name
+        self.n_graphs = n_graphs
+        self.node_ptr = node_ptr
+        self.edge_ptr = edge_ptr
+        self.edges = edges
+        self.weights = weights
+        self.node_feat = node_feat
+        self.edge_feat = edge_feat
+        self.start = start
+
+    def __len__(self):
+        return self.n_graphs
+
+    @property
+    def n_nodes(self):
+        """int: the number of nodes of all graphs together."""
+        return int(self.node_ptr[-1])
+
+    def _descriptor(self):
+        """The descriptor: addresses and lengths of the arrays, valid while self lives."""
+        def addr(a):
+            return a.ctypes.data if a is not None and a.size else 0
+
+        def size(a):
+            return 0 if a is None else int(a.size)
+
+        start = self.start
+        d = np.array([
+            _ABI_VERSION, self.n_graphs,
+            addr(self.node_ptr), size(self.node_ptr),
+            addr(self.edge_ptr), size(self.edge_ptr),
+            addr(self.edges), size(self.edges),
+            addr(self.weights), size(self.weights),
+            addr(self.node_feat), size(self.node_feat), self.node_feat.shape[1],
+            addr(self.edge_feat), size(self.edge_feat), self.edge_feat.shape[1],
+            addr(start), size(start),
+        ], dtype=np.int64)
+        assert d.size == _DESC_WORDS
+        return d
+
+
+def _kind_of(arr):
+    """'str' for string labels, 'num' for numbers and booleans."""
+    return "str" if arr.dtype.kind in "UO" else "num"
+
+
+def _columns(graphs_by_name, attr, kind, why):
+    """Validate one attribute over the graphs of a call; return (width, value kind).
+
+    graphs_by_name: list of (list name, graphs). A graph with no nodes (edges)
+    of that kind needs no such attribute.
+    """
+    width = value_kind = None
+    first = None
+    for name, graphs in graphs_by_name:
+        for i, g in enumerate(graphs):
+            count = g.n_nodes if kind == "node" else g.n_edges
+            attrs = g._node_attrs if kind == "node" else g._edge_attrs
+            a = attrs.get(attr)
+            if a is None:
+                if count == 0:
+                    continue
+                raise ValueError("%s[%d] has no %s attribute %r (%s); it has: %s"
+                                 % (name, i, kind, attr, why, ", ".join(attrs) or "no %s attributes" % kind))
+            w = 1 if a.ndim == 1 else a.shape[1]
+            vk = _kind_of(a)
+            if width is None:
+                width, value_kind, first = w, vk, "%s[%d]" % (name, i)
+            elif w != width:
+                raise ValueError("%s[%d]: %s attribute %r has width %d but %s has width %d; an attribute must "
+                                 "have the same width in every graph" % (name, i, kind, attr, w, first, width))
+            elif vk != value_kind:
+                raise TypeError("%s[%d]: %s attribute %r holds %s but in %s it holds %s; an attribute must have "
+                                "one type in every graph" % (name, i, kind, attr,
+                                                             "strings" if vk == "str" else "numbers", first,
+                                                             "strings" if value_kind == "str" else "numbers"))
+    return (width or 1), (value_kind or "num")
+
+
+def _feature_matrix(graphs_by_name, attrs, kind):
+    """Pack the attributes ``attrs`` (name -> why it is needed) of every graph of the call.
+
+    Returns ({list name: feature matrix}, layout) with layout name -> (column, width).
+    String labels become codes from one vocabulary of all strings of the call:
+    their sorted order, so equal strings get equal codes whatever process built
+    the graphs.
+    """
+    layout = {}
+    plan = []
+    col = 0
+    for attr, why in attrs.items():
+        width, value_kind = _columns(graphs_by_name, attr, kind, why)
+        layout[attr] = (col, width)
+        plan.append((attr, col, width, value_kind))
+        col += width
+    vocab = {}
+    for attr, _, _, value_kind in plan:
+        if value_kind == "str":
+            parts = [a for _, graphs in graphs_by_name for g in graphs
+                     for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)] if a is not None]
+            vocab[attr] = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype="U1")
+    out = {}
+    for name, graphs in graphs_by_name:
+        counts = [g.n_nodes if kind == "node" else g.n_edges for g in graphs]
+        feat = np.zeros((int(sum(counts)), col))
+        row = 0
+        for g, count in zip(graphs, counts):
+            if count:
+                attrs_g = g._node_attrs if kind == "node" else g._edge_attrs
+                for attr, c, width, value_kind in plan:
+                    a = attrs_g[attr]
+                    if value_kind == "str":
+                        a = np.searchsorted(vocab[attr], a)
+                    feat[row:row + count, c:c + width] = a.reshape(count, width)
+            row += count
+        out[name] = feat
+    return out, layout
+
+
+def _structure(name, graphs):
+    """node_ptr, edge_ptr, edges and weights of one list of graphs, re-validated."""
+    n = len(graphs)
+    n_nodes = np.fromiter((g.n_nodes for g in graphs), dtype=np.int64, count=n)
+    n_edges = np.fromiter((g.n_edges for g in graphs), dtype=np.int64, count=n)
+    node_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(n_nodes, out=node_ptr[1:])
+    edge_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(n_edges, out=edge_ptr[1:])
+    edges = np.concatenate([g._edges for g in graphs], axis=0) if n else np.zeros((0, 2), np.int64)
+    weights = np.concatenate([g._weights for g in graphs]) if n else np.zeros(0)
+    edges = np.ascontiguousarray(edges, dtype=np.int64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    return node_ptr, edge_ptr, edges, weights
+
+
+def as_graph_list(X, name="X"):
+    """Return ``X`` as a list of valid graphs, or raise a clear error.
+
+    Parameters
+    ----------
+    X : sequence of Graph
+        The graphs; a single ``Graph`` is rejected so that ``kernel(g)`` is not
+        mistaken for ``kernel([g])``.
+    name : str
+        How error messages call the argument.
+    """
+    if isinstance(X, Graph):
+        raise TypeError("%s must be a list of graphs, not a single Graph; use [g]" % name)
+    if isinstance(X, (str, bytes, dict)) or not hasattr(X, "__len__") or not hasattr(X, "__iter__"):
+        raise TypeError("%s must be a list of graphgram.Graph, got %s" % (name, type(X).__name__))
+    graphs = list(X)
+    if not graphs:
+        raise ValueError("%s is empty: at least one graph is needed" % name)
+    for i, g in enumerate(graphs):
+        if not isinstance(g, Graph):
+            raise TypeError("%s[%d] is not a graphgram.Graph (got %s)" % (name, i, type(g).__name__))
+        # The arrays are read-only, but a determined caller can change that:
+        # check them again before Go reads them.
+        g.validate(i, name)
+    return graphs
+
+
+def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None):
+    """Validate and pack the graphs of one call.
+
+    Parameters
+    ----------
+    X : list of Graph
+    Y : list of Graph, optional
+    node_attrs, edge_attrs : dict of str to str
+        The attributes to pack, mapped to why they are needed (for messages).
+    start : callable, optional
+        ``start(name, graphs)`` returns the start probability of every node of
+        those graphs, concatenated.
+
+    Returns
+    -------
+    px, py : Packed (py is None without Y)
+    node_layout, edge_layout : dict of str to (int, int)
+        Attribute name -> (first column, width) in the feature matrices.
+    """
+    lists = [("X", X)] + ([] if Y is None else [("Y", Y)])
+    node_feat, node_layout = _feature_matrix(lists, dict(node_attrs), "node")
+    edge_feat, edge_layout = _feature_matrix(lists, dict(edge_attrs), "edge")
+    packed = []
+    for name, graphs in lists:
+        node_ptr, edge_ptr, edges, weights = _structure(name, graphs)
+        s = None if start is None else np.ascontiguousarray(start(name, graphs), dtype=np.float64)
+        packed.append(Packed(name, len(graphs), node_ptr, edge_ptr, edges, weights,
+                             node_feat[name], edge_feat[name], s))
+    return packed[0], (packed[1] if Y is not None else None), node_layout, edge_layout
+
+
+# --------------------------------------------------------------------------
+# Calls
+# --------------------------------------------------------------------------
+
+
+def _available_memory():
+    """Bytes of memory available to a new allocation, or None if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def allocate(shape, dtype=np.float64, what="the result"):
+    """Return a zeroed array, or raise MemoryError naming its size when it cannot fit.
+
+    Parameters
+    ----------
+    shape : tuple of int
+    dtype : dtype
+    what : str
+        What the array holds, for the message.
+    """
+    shape = tuple(int(s) for s in shape)
+    need = int(np.prod(shape, dtype=np.float64) * np.dtype(dtype).itemsize)
+    avail = _available_memory()
+    if avail is not None and need > avail:
+        raise MemoryError("%s needs %s (shape %s, %s) but only %s of memory is available; compute it in "
+                          "blocks of rows (kernel(X[i:j], Y))" % (what, _size(need), shape, np.dtype(dtype).name,
+                                                                   _size(avail)))
+    try:
+        return np.zeros(shape, dtype=dtype)
+    except MemoryError:
+        raise MemoryError("%s needs %s (shape %s, %s), which could not be allocated"
+                          % (what, _size(need), shape, np.dtype(dtype).name)) from None
+
+
+def _size(n):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return ("%d %s" % (n, unit)) if unit == "bytes" else ("%.1f %s" % (n, unit))
+        n /= 1024.0
+
+
+def _raise_go_error(exc):
+    """Turn the text of a Go error into the Python exception it names."""
+    msg = str(exc)
+    cls, sep, rest = msg.partition(": ")
+    if sep and cls in _EXCEPTIONS:
+        if _EXCEPTIONS[cls] is KeyboardInterrupt:
+            raise KeyboardInterrupt(rest) from None
+        raise _EXCEPTIONS[cls](rest) from None
+    raise RuntimeError(msg) from None
+
+
+def _call(function, *args):
+    try:
+        return function(*args)
+    except RuntimeError as exc:
+        _raise_go_error(exc)
+
+
+def _progress_bar(total, desc):
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm(total=total, desc=desc, unit="pair", leave=False, dynamic_ncols=True)
+
+
+def _run(function, args, ctl, verbose, desc):
+    """Run ``function(*args)`` (a Go call) in a worker thread; poll ``ctl`` for progress.
+
+    A KeyboardInterrupt in the calling thread sets the cancel flag, waits for the
+    Go workers to stop, and is raised again.
+    """
+    result = {}
+
+    def target():
+        try:
+            result["value"] = function(*args)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            result["error"] = exc
+
+    worker = threading.Thread(target=target, name="graphgram-go-call", daemon=True)
+    show = get_config()["progress"] if verbose is None else bool(verbose)
+    bar = None
+    t0 = time.monotonic()
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(_POLL)
+            if show and bar is None and time.monotonic() - t0 > _PROGRESS_DELAY and ctl[2] > 0:
+                bar = _progress_bar(int(ctl[2]), desc)
+            if bar is not None:
+                if bar.total != int(ctl[2]):
+                    bar.total = int(ctl[2])
+                bar.update(int(ctl[1]) - bar.n)
+    except KeyboardInterrupt:
+        ctl[0] = 1
+        while worker.is_alive():
+            try:
+                worker.join()
+            except KeyboardInterrupt:  # a second Ctrl-C while the workers stop
+                pass
+        raise
+    finally:
+        if bar is not None:
+            bar.update(int(ctl[1]) - bar.n)
+            bar.close()
+    if "error" in result:
+        exc = result["error"]
+        if isinstance(exc, RuntimeError):
+            _raise_go_error(exc)
+        raise exc
+    return result["value"]
+
+
+def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iterations=False, verbose=None):
+    """Run one Go kernel computation and return its results.
+
+    Parameters
+    ----------
+    kernel : {"marginalized", "shortest_path", "random_walk"}
+    mode : {"gram", "diag", "nodal", "gram_grad"}
+    params : dict
+        The kernel's parameters, sent as JSON (docs/abi.md).
+    px, py : Packed
+        X and Y; ``py=None`` means the symmetric K(X, X).
+    shape : tuple of int
+        Shape of the result.
+    n_params : int
+        Number of hyperparameters (``gram_grad`` only): the gradient has shape ``shape + (n_params,)``.
+    iterations : bool
+        Also return the solver's iteration count per entry (marginalized kernel).
+    verbose : bool or None
+        Progress bar for long calls; None follows ``graphgram.get_config()["progress"]``.
+
+    Returns
+    -------
+    out : ndarray
+    extras : dict
+        ``"warning"`` (str, "" if none), ``"iterations"`` and ``"gradient"`` when asked.
+    """
+    out = allocate(shape, what="the %s matrix" % ("nodal similarity" if mode == "nodal" else "kernel"))
+    iters = allocate(shape, np.int32, "the iteration counts") if iterations else None
+    grad = allocate(tuple(shape) + (n_params,), what="the gradient") if mode == "gram_grad" else None
+    ctl = np.zeros(3, dtype=np.int64)
+    dx = px._descriptor()
+    dy = None if py is None else py._descriptor()
+
+    def buf(a):
+        return (0, 0) if a is None else (a.ctypes.data, int(a.size))
+
+    args = (kernel, mode, json.dumps(params),
+            *buf(dx), *buf(dy), *buf(out), *buf(iters), *buf(grad), *buf(ctl))
+    desc = "graphgram %s %s" % (kernel.replace("_", " "), mode.replace("_", "+"))
+    # px, py, out, ... stay referenced by this frame until the call returns.
+    warning = _run(_pybind.Compute, args, ctl, verbose, desc)
+    extras = {"warning": warning}
+    if iters is not None:
+        extras["iterations"] = iters
+    if grad is not None:
+        extras["gradient"] = grad
+    return out, extras

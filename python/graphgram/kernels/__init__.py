@@ -1,0 +1,13 @@
+"""Graph kernels: Gram matrices of lists of graphs, computed by the Go core.
+
+Each kernel is a scikit-learn transformer and a scikit-learn Gaussian-process
+kernel; see :class:`~graphgram.kernels._base.GraphKernelBase` for the calling
+convention they share.
+"""
+
+from .marginalized import MarginalizedGraphKernel
+from .presets import molecular_kernel
+from .random_walk import RandomWalkKernel
+from .shortest_path import ShortestPathKernel
+
+__all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "molecular_kernel"]

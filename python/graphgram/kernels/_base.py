@@ -1,0 +1,246 @@
+"""The calling convention shared by every graphgram graph kernel."""
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process.kernels import Kernel
+from sklearn.utils.validation import check_is_fitted
+
+from .. import _backend
+from .._backend import as_graph_list
+
+__all__ = ["GraphKernelBase", "as_graph_list", "cosine_normalize"]
+
+
+def cosine_normalize(K, diag_x, diag_y):
+    """Return K[i, j] / sqrt(diag_x[i] * diag_y[j]), with 0 where a diagonal is 0."""
+    scale_x = np.zeros_like(diag_x)
+    scale_y = np.zeros_like(diag_y)
+    np.divide(1.0, np.sqrt(diag_x), out=scale_x, where=diag_x > 0)
+    np.divide(1.0, np.sqrt(diag_y), out=scale_y, where=diag_y > 0)
+    return K * scale_x[:, None] * scale_y[None, :]
+
+
+class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
+    """Base class of graphgram's graph kernels.
+
+    A kernel is called like a function, ``kernel(X)`` for the symmetric Gram matrix
+    of a list of graphs and ``kernel(X, Y)`` for the cross matrix, with
+    ``kernel.diag(X)`` for self-similarities. It is a scikit-learn transformer:
+    ``fit(X)`` keeps the training graphs, ``transform(Y)`` returns
+    ``K(Y, X_fit)`` (rows: new graphs, columns: training graphs) and
+    ``fit_transform(X)`` the training Gram matrix, so that a kernel can stand
+    first in a ``Pipeline`` before ``SVC(kernel="precomputed")``. It is also a
+    scikit-learn Gaussian-process kernel: ``ConstantKernel() * kernel + WhiteKernel()``
+    works in ``GaussianProcessRegressor`` directly.
+
+    Everything an instance holds is plain data (parameters, and after ``fit`` the
+    training graphs), so kernels pickle and copy safely; the Go core's view of
+    the graphs is built anew by each call.
+
+    Subclasses set ``_kernel`` (the Go core's name), implement ``_attributes()``
+    (the node and edge attributes to pack) and ``_params(node_layout,
+    edge_layout)`` (the JSON parameters), and may override ``_start``.
+    """
+
+    _kernel = None
+
+    # --- subclass hooks -----------------------------------------------------
+    def _attributes(self):  # pragma: no cover - abstract
+        """Return (node attributes, edge attributes) as dicts name -> why they are needed."""
+        raise NotImplementedError
+
+    def _params(self, node_layout, edge_layout):  # pragma: no cover - abstract
+        """Return the Go core's parameters (a JSON-able dict) for this packed layout."""
+        raise NotImplementedError
+
+    _start = None  # or a method (name, graphs) -> start probabilities of every node
+
+    def _check_params(self):
+        """Validate hyperparameters; subclasses extend. Called before any computation."""
+        n_jobs = getattr(self, "n_jobs", None)
+        if n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool)
+                                   or n_jobs == 0 or n_jobs < -1):
+            raise ValueError("n_jobs must be None, -1 or a positive integer, got %r" % (n_jobs,))
+        verbose = getattr(self, "verbose", None)
+        if verbose is not None and not isinstance(verbose, (bool, np.bool_)):
+            raise TypeError("verbose must be True, False or None, got %r" % (verbose,))
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise TypeError("normalize must be True or False, got %r" % (self.normalize,))
+
+    def _go_jobs(self):
+        n_jobs = getattr(self, "n_jobs", None)
+        return 0 if n_jobs in (None, -1) else int(n_jobs)
+
+    # --- computation ----------------------------------------------------------
+    def _compute(self, mode, X, Y=None, n_params=0, iterations=False):
+        """Pack X (and Y) for one call and run ``mode`` in the Go core.
+
+        Returns (result, extras) as :func:`graphgram._backend.compute`.
+        """
+        node_attrs, edge_attrs = self._attributes()
+        px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start)
+        params = self._params(node_layout, edge_layout)
+        nx = len(X)
+        if mode == "diag":
+            shape = (nx,)
+        elif mode == "nodal":
+            shape = (px.n_nodes, (px if py is None else py).n_nodes)
+        else:
+            shape = (nx, nx if Y is None else len(Y))
+        out, extras = _backend.compute(self._kernel, mode, params, px, py, shape, n_params=n_params,
+                                       iterations=iterations, verbose=getattr(self, "verbose", None))
+        if extras["warning"]:
+            warnings.warn("%s: %s" % (type(self).__name__, extras["warning"]), ConvergenceWarning, stacklevel=4)
+        return out, extras
+
+    def _raw_diag(self, X):
+        return self._compute("diag", X)[0]
+
+    def _symmetric_gram(self, X):
+        """Return K(X, X), normalized if asked, and its raw diagonal."""
+        K = self._compute("gram", X)[0]
+        d = np.diag(K).copy()
+        if self.normalize:
+            K = cosine_normalize(K, d, d)
+            np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
+        return K, d
+
+    # --- the kernel as a function ------------------------------------------
+    def __call__(self, X, Y=None, eval_gradient=False):
+        """Return the Gram matrix K(X, X) or K(X, Y).
+
+        Parameters
+        ----------
+        X : list of Graph
+        Y : list of Graph, optional
+            When omitted, the symmetric matrix K(X, X) is returned and only its
+            upper triangle is computed.
+        eval_gradient : bool, default=False
+            Also return the gradient with respect to ``theta`` (shape
+            ``(len(X), len(X), n_dims)``); only with ``Y=None``, as in scikit-learn.
+
+        Returns
+        -------
+        K : ndarray of shape (len(X), len(Y)), float64
+        K_gradient : ndarray, only with ``eval_gradient=True``
+        """
+        self._check_params()
+        X = as_graph_list(X, "X")
+        if eval_gradient:
+            if Y is not None:
+                raise ValueError("eval_gradient=True is only supported for K(X, X) (Y=None)")
+            return self._gram_gradient(X)
+        if Y is None:
+            return self._symmetric_gram(X)[0]
+        Y = as_graph_list(Y, "Y")
+        K = self._compute("gram", X, Y)[0]
+        if self.normalize:
+            K = cosine_normalize(K, self._raw_diag(X), self._raw_diag(Y))
+        return K
+
+    def _gram_gradient(self, X):
+        """K(X, X) and its gradient in log space; kernels without hyperparameters have none."""
+        K = self._symmetric_gram(X)[0]
+        return K, np.empty(K.shape + (0,))
+
+    def diag(self, X):
+        """Return the self-similarities K(x, x) for each graph in X (ones when normalized
+        and nonzero).
+
+        Parameters
+        ----------
+        X : list of Graph
+
+        Returns
+        -------
+        d : ndarray of shape (len(X),), float64
+        """
+        self._check_params()
+        d = self._raw_diag(as_graph_list(X, "X"))
+        if self.normalize:
+            return np.where(d > 0, 1.0, 0.0)
+        return d
+
+    # --- scikit-learn Gaussian-process kernel --------------------------------
+    def is_stationary(self):
+        """False: graph kernels are not functions of a difference of inputs."""
+        return False
+
+    @property
+    def requires_vector_input(self):
+        """False: the inputs are graphs, not feature vectors."""
+        return False
+
+    def __eq__(self, other):
+        return type(self) is type(other) and repr(self.get_params()) == repr(other.get_params())
+
+    def __hash__(self):
+        return id(self)
+
+    # --- scikit-learn transformer -----------------------------------------
+    def fit(self, X, y=None):
+        """Store the training graphs X (and their self-similarities when normalizing).
+
+        Parameters
+        ----------
+        X : list of Graph
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        self.X_fit_ = as_graph_list(X, "X")
+        self.n_graphs_fit_ = len(self.X_fit_)
+        self.fit_diag_ = self._raw_diag(self.X_fit_) if self.normalize else None
+        return self
+
+    def transform(self, X):
+        """Return K(X, X_fit): rows are the given graphs, columns the training graphs.
+
+        Parameters
+        ----------
+        X : list of Graph
+
+        Returns
+        -------
+        K : ndarray of shape (len(X), n_graphs_fit_)
+        """
+        check_is_fitted(self, "X_fit_")
+        self._check_params()
+        X = as_graph_list(X, "X")
+        K = self._compute("gram", X, self.X_fit_)[0]
+        if self.normalize:
+            fit_diag = self.fit_diag_ if self.fit_diag_ is not None else self._raw_diag(self.X_fit_)
+            K = cosine_normalize(K, self._raw_diag(X), fit_diag)
+        return K
+
+    def fit_transform(self, X, y=None):
+        """Fit on X and return its symmetric Gram matrix (computed once).
+
+        Parameters
+        ----------
+        X : list of Graph
+        y : ignored
+
+        Returns
+        -------
+        K : ndarray of shape (len(X), len(X))
+        """
+        self._check_params()
+        self.X_fit_ = as_graph_list(X, "X")
+        self.n_graphs_fit_ = len(self.X_fit_)
+        K, d = self._symmetric_gram(self.X_fit_)
+        self.fit_diag_ = d if self.normalize else None
+        return K
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.requires_fit = False
+        return tags
