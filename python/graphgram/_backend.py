@@ -240,12 +240,15 @@ def as_graph_list(X, name="X"):
     graphs = list(X)
     if not graphs:
         raise ValueError("%s is empty: at least one graph is needed" % name)
+    checked = set()
     for i, g in enumerate(graphs):
         if not isinstance(g, Graph):
             raise TypeError("%s[%d] is not a graphgram.Graph (got %s)" % (name, i, type(g).__name__))
         # The arrays are read-only, but a determined caller can change that:
-        # check them again before Go reads them.
-        g.validate(i, name)
+        # check them again before Go reads them (once per distinct graph).
+        if id(g) not in checked:
+            g.validate(i, name)
+            checked.add(id(g))
     return graphs
 
 
@@ -298,6 +301,28 @@ def _available_memory():
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def check_memory(shape, n_params=0, iterations=False):
+    """Raise MemoryError, naming the size, when the results of a call cannot fit in memory.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of the float64 result.
+    n_params : int
+        With a gradient, its number of hyperparameters.
+    iterations : bool
+        Whether int32 iteration counts are returned too.
+    """
+    entries = float(np.prod(shape, dtype=np.float64))
+    need = entries * (8 * (1 + n_params) + (4 if iterations else 0))
+    avail = _available_memory()
+    if avail is not None and need > avail:
+        raise MemoryError("the result (shape %s%s) needs %s but only %s of memory is available; compute it "
+                          "in blocks of rows (kernel(X[i:j], Y))"
+                          % (shape, " with %d gradient columns" % n_params if n_params else "", _size(need),
+                             _size(avail)))
 
 
 def allocate(shape, dtype=np.float64, what="the result"):

@@ -81,16 +81,18 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
 
         Returns (result, extras) as :func:`graphgram._backend.compute`.
         """
-        node_attrs, edge_attrs = self._attributes()
-        px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start)
-        params = self._params(node_layout, edge_layout)
         nx = len(X)
         if mode == "diag":
             shape = (nx,)
         elif mode == "nodal":
-            shape = (px.n_nodes, (px if py is None else py).n_nodes)
+            shape = (sum(g.n_nodes for g in X), sum(g.n_nodes for g in (X if Y is None else Y)))
         else:
             shape = (nx, nx if Y is None else len(Y))
+        # Refuse a result that cannot fit before spending time on packing.
+        _backend.check_memory(shape, n_params, iterations)
+        node_attrs, edge_attrs = self._attributes()
+        px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start)
+        params = self._params(node_layout, edge_layout)
         out, extras = _backend.compute(self._kernel, mode, params, px, py, shape, n_params=n_params,
                                        iterations=iterations, verbose=getattr(self, "verbose", None))
         if extras["warning"]:

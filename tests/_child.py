@@ -1,0 +1,102 @@
+"""Helper run in fresh Python processes by test_dependability.py.
+
+``python _child.py roundtrip IN OUT``: first builds graphs with string labels of
+its own (so that any process-local numbering of labels would differ from the
+parent's), then loads the objects pickled in IN with pickle, joblib and
+cloudpickle and writes what they compute to OUT (.npz).
+
+``python _child.py interrupt``: starts a long Gram matrix, is sent SIGINT by the
+parent, and prints how long the KeyboardInterrupt took and whether the next
+call works.
+
+``python _child.py hostile``: runs every malformed-input case of
+hostile_cases() and prints one JSON line per case.
+"""
+
+import json
+import pickle
+import sys
+import time
+
+import numpy as np
+
+
+def _other_labels():
+    from graphgram import Graph, MarginalizedGraphKernel
+    from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+    gs = [Graph(3, [(0, 1), (1, 2)], node_attrs={"label": ["Zz", "Yy", "Xx"], "sym": ["Q", "R", "S"]},
+                edge_attrs={"b": ["w", "v"]}) for _ in range(2)]
+    MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(b=KroneckerDelta(0.5)))(gs)
+
+
+def roundtrip(path_in, path_out):
+    import cloudpickle
+    import joblib
+
+    _other_labels()
+    out = {}
+    for how, load in (("pickle", lambda f: pickle.load(f)), ("joblib", joblib.load),
+                      ("cloudpickle", lambda f: cloudpickle.load(f))):
+        with open("%s.%s" % (path_in, how), "rb") as f:
+            objs = load(f)
+        for name, value in compute_all(objs).items():
+            out["%s/%s" % (how, name)] = value
+    np.savez(path_out, **out)
+
+
+def compute_all(objs):
+    """What the parent computes from the same objects: the results that must be bit-identical."""
+    graphs, test = objs["graphs"], objs["test"]
+    res = {}
+    for name, k in objs["kernels"].items():
+        res["kernel/" + name] = k(graphs)
+        res["kernel_xy/" + name] = k(graphs[:3], test)
+    for name, k in objs["fitted"].items():
+        res["transform/" + name] = k.transform(test)
+    res["pipeline/predict"] = objs["pipeline"].predict(test).astype(np.float64)
+    res["pipeline/decision"] = objs["pipeline"].decision_function(test)
+    res["gp/predict"] = objs["gp"].predict(test)
+    return res
+
+
+def interrupt():
+    from graphgram import MarginalizedGraphKernel, datasets
+    from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+    graphs, _ = datasets.load_mutag()
+    k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(label=KroneckerDelta(0.5)),
+                                q=0.01, verbose=False)
+    print("ready", flush=True)
+    t = None
+    try:
+        k(graphs * 40)  # 7,520 graphs: ~28 million pairs, minutes of work
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        t = time.monotonic()
+    print(json.dumps({"caught_at": t, "small_call_ok": bool(np.isfinite(k(graphs[:4])).all())}), flush=True)
+
+
+def hostile():
+    from hostile_cases import CASES
+
+    for name, case in CASES:
+        try:
+            case()
+            result = {"case": name, "outcome": "ok"}
+        except (ValueError, TypeError, MemoryError, RuntimeError) as exc:
+            result = {"case": name, "outcome": type(exc).__name__, "message": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - reported, and the test fails on it
+            result = {"case": name, "outcome": "other:" + type(exc).__name__, "message": str(exc)}
+        print(json.dumps(result), flush=True)
+    print(json.dumps({"case": "__end__"}), flush=True)
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "roundtrip":
+        roundtrip(sys.argv[2], sys.argv[3])
+    elif cmd == "interrupt":
+        interrupt()
+    elif cmd == "hostile":
+        hostile()

@@ -1,0 +1,240 @@
+"""Dependability: persistence across real process boundaries, Ctrl-C, progress,
+memory, hostile input (each run in a subprocess), threads and memory over many calls."""
+
+import copy
+import json
+import os
+import pickle
+import re
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import cloudpickle
+import joblib
+import numpy as np
+import pytest
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+from sklearn.model_selection import cross_validate
+from sklearn.pipeline import Pipeline
+from sklearn.svm import SVC
+
+import graphgram
+from graphgram import Graph, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, datasets
+from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+HERE = Path(__file__).resolve().parent
+LABEL = TensorProduct(label=KroneckerDelta(0.5))
+
+
+def child(*args, timeout=300, **kw):
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, str(HERE / "_child.py"), *args], cwd=HERE, env=env, timeout=timeout,
+                          capture_output=True, text=True, **kw)
+
+
+def string_graphs():
+    """MUTAG with its labels turned into element symbols (strings), plus a few new symbols."""
+    graphs, y = datasets.load_mutag()
+    names = np.array(["C", "N", "O", "F", "I", "Cl", "Br"])
+    out = []
+    for g in graphs[:24]:
+        out.append(Graph(g.n_nodes, g.edges, g.weights, node_attrs={"label": names[g.node_attrs["label"]]},
+                         edge_attrs={"label": np.array(["single", "double", "triple", "aromatic"])[g.edge_attrs["label"]]}))
+    return out, y[:24]
+
+
+def persisted_objects():
+    from _child import compute_all  # noqa: F401 - the same function the child process uses
+
+    graphs, y = string_graphs()
+    train, test, ytr = graphs[:16], graphs[16:], y[:16]
+    kernels = {
+        "mgk": MarginalizedGraphKernel(LABEL, LABEL, q=0.05, normalize=True),
+        "sp": ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0))),
+        "rw": RandomWalkKernel(lamda=0.01, node_kernel=TensorProduct(label=KroneckerDelta(0.0))),
+    }
+    fitted = {name: copy.deepcopy(k).fit(train) for name, k in kernels.items()}
+    pipe = Pipeline([("k", MarginalizedGraphKernel(LABEL, LABEL, q=0.05, normalize=True)),
+                     ("svm", SVC(kernel="precomputed"))]).fit(train, ytr)
+    gp = GaussianProcessRegressor(ConstantKernel() * MarginalizedGraphKernel(LABEL, LABEL, q=0.05, normalize=True)
+                                  + WhiteKernel(), optimizer=None).fit(train, ytr.astype(float))
+    return {"graphs": train, "test": test, "kernels": kernels, "fitted": fitted, "pipeline": pipe, "gp": gp}
+
+
+def test_pickle_joblib_cloudpickle_into_fresh_processes_bit_identical(tmp_path):
+    from _child import compute_all
+
+    objs = persisted_objects()
+    expected = compute_all(objs)
+    base = tmp_path / "objs"
+    with open("%s.pickle" % base, "wb") as f:
+        pickle.dump(objs, f)
+    joblib.dump(objs, "%s.joblib" % base)
+    with open("%s.cloudpickle" % base, "wb") as f:
+        cloudpickle.dump(objs, f)
+    r = child("roundtrip", str(base), str(tmp_path / "out.npz"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = np.load(tmp_path / "out.npz")
+    assert len(got.files) == 3 * len(expected)
+    for key in got.files:
+        how, name = key.split("/", 1)
+        np.testing.assert_array_equal(got[key], expected[name], err_msg=key)
+    # In this process too: deep copies compute the same.
+    again = compute_all(copy.deepcopy(objs))
+    for name in expected:
+        np.testing.assert_array_equal(again[name], expected[name], err_msg=name)
+
+
+def test_fitted_state_is_plain_data():
+    graphs, _ = string_graphs()
+    k = MarginalizedGraphKernel(LABEL, LABEL, normalize=True).fit(graphs[:4])
+    for key, value in vars(k).items():
+        assert isinstance(value, (type(None), bool, int, float, str, tuple, list, np.ndarray, TensorProduct)), key
+    assert "addr" not in repr(vars(k)).lower()
+
+
+def test_cross_validate_parallel_estimators_usable_in_parent():
+    graphs, y = string_graphs()
+    pipe = Pipeline([("k", MarginalizedGraphKernel(LABEL, LABEL, q=0.05, normalize=True)),
+                     ("svm", SVC(kernel="precomputed"))])
+    res = cross_validate(pipe, graphs, y, cv=2, n_jobs=2, return_estimator=True)
+    assert len(res["estimator"]) == 2
+    for est in res["estimator"]:
+        K = est.named_steps["k"].transform(graphs[:5])
+        assert K.shape == (5, est.named_steps["k"].n_graphs_fit_) and np.all(np.isfinite(K))
+        pred = est.predict(graphs[:5])
+        np.testing.assert_array_equal(pred, est.named_steps["svm"].predict(K))
+
+
+def test_string_labels_mix_across_processes(tmp_path):
+    """Graphs pickled in one process and used with graphs of another give the right values."""
+    a = Graph(3, [(0, 1), (1, 2)], node_attrs={"label": ["C", "O", "N"]}, edge_attrs={"label": ["s", "d"]})
+    k = MarginalizedGraphKernel(LABEL, LABEL)
+    ref = k([a, a])
+    code = ("import pickle,sys; from graphgram import Graph, MarginalizedGraphKernel; "
+            "from graphgram.microkernels import TensorProduct, KroneckerDelta; "
+            "Graph(2, [(0, 1)], node_attrs={'label': ['Zn', 'N']}, edge_attrs={'label': ['x']}); "
+            "a = Graph(3, [(0, 1), (1, 2)], node_attrs={'label': ['C', 'O', 'N']}, edge_attrs={'label': ['s', 'd']}); "
+            "sys.stdout.buffer.write(pickle.dumps(a))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    b = pickle.loads(r.stdout)
+    np.testing.assert_array_equal(k([a, b]), ref)
+
+
+def test_ctrl_c_stops_within_a_second_and_next_call_works():
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.Popen([sys.executable, str(HERE / "_child.py"), "interrupt"], cwd=HERE, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(3.0)  # let the Go workers get going
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    finally:
+        p.kill()
+    assert p.returncode == 0, err[-3000:]
+    assert "finished" not in out
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["caught_at"] is not None and report["caught_at"] - sent < 1.0, report
+    assert report["small_call_ok"]
+
+
+def test_progress_bar_for_long_calls_and_silence():
+    # The bar appears for calls still running after _PROGRESS_DELAY (2 s); set
+    # to 0 here so that a short computation shows it.
+    code = ("import graphgram; from graphgram import _backend, MarginalizedGraphKernel, datasets; "
+            "from graphgram.microkernels import TensorProduct, KroneckerDelta; _backend._PROGRESS_DELAY = 0; "
+            "g, _ = datasets.load_mutag(); k = TensorProduct(label=KroneckerDelta(0.5)); "
+            "MarginalizedGraphKernel(k, k, q=0.05, verbose=%s)(g)")
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    loud = subprocess.run([sys.executable, "-c", code % "True"], capture_output=True, text=True, env=env, timeout=600)
+    assert loud.returncode == 0, loud.stderr[-2000:]
+    assert re.search(r"graphgram marginalized gram: +\d+%.*\d+/17766 .*pair/s", loud.stderr), loud.stderr[-500:]
+    quiet = subprocess.run([sys.executable, "-c", code % "False"], capture_output=True, text=True, env=env, timeout=600)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr[-500:]
+    with graphgram.config_context(progress=False):
+        assert graphgram.get_config()["progress"] is False
+    assert graphgram.get_config()["progress"] is True
+
+
+def test_hostile_inputs_raise_clear_errors_without_crashing():
+    from hostile_cases import CASES, EXPECTED
+
+    r = child("hostile")
+    lines = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    done = [d["case"] for d in lines]
+    assert r.returncode == 0 and done and done[-1] == "__end__", (
+        "the interpreter died (exit %d) after case %r: %s" % (r.returncode, done[-1] if done else None, r.stderr[-2000:]))
+    assert [name for name, _ in CASES] == done[:-1]
+    for d in lines[:-1]:
+        outcome, pattern = EXPECTED[d["case"]]
+        assert d["outcome"] == outcome, d
+        if pattern:
+            assert re.search(pattern, d["message"]), d
+
+
+def test_memory_error_names_the_size():
+    g = Graph(1, node_attrs={"label": [1]})
+    with pytest.raises(MemoryError, match=r"shape \(3000000, 3000000\).*needs .* TiB"):
+        MarginalizedGraphKernel(LABEL, LABEL)([g] * 3_000_000)
+
+
+def test_go_panic_becomes_runtime_error_and_core_keeps_working():
+    from graphgram import _backend
+
+    with pytest.raises(RuntimeError, match="Go panic"):
+        _backend.self_test_panic()
+    assert MarginalizedGraphKernel()([Graph(2, [(0, 1)])]).shape == (1, 1)
+
+
+def test_gradient_layout_mismatch_is_refused_before_writing():
+    """Go checks the hyperparameter count Python declares against its own."""
+    k = MarginalizedGraphKernel(LABEL, LABEL)
+    g = Graph(2, [(0, 1)], node_attrs={"label": [1, 2]}, edge_attrs={"label": [1]})
+    params = k._params
+    k._params = lambda nl, el: dict(params(nl, el), n_params=7)
+    with pytest.raises(RuntimeError, match="Python declares 7 hyperparameters, the Go core finds 3"):
+        k([g], eval_gradient=True)
+
+
+def test_threads_bit_identical_and_n_jobs():
+    graphs, _ = datasets.load_mutag()
+    k = MarginalizedGraphKernel(LABEL, LABEL, q=0.05)
+    ref = k(graphs[:30])
+    results = [None] * 4
+
+    def work(i):
+        results[i] = MarginalizedGraphKernel(LABEL, LABEL, q=0.05, n_jobs=1 + i % 2)(graphs[:30])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for K in results:
+        np.testing.assert_array_equal(K, ref)
+
+
+def test_memory_flat_over_many_calls():
+    graphs, _ = datasets.load_mutag()
+    k = MarginalizedGraphKernel(LABEL, LABEL, q=0.05, verbose=False)
+    for _ in range(100):
+        k(graphs[:4])
+
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+
+    before = rss()
+    for _ in range(2000):
+        k(graphs[:4], graphs[4:6])
+    grown = rss() - before
+    assert grown < 30 * 2**20, "resident memory grew by %.1f MiB over 2,000 calls" % (grown / 2**20)
