@@ -146,9 +146,9 @@ def _columns(graphs_by_name, attr, kind, why):
             count = g.n_nodes if kind == "node" else g.n_edges
             attrs = g._node_attrs if kind == "node" else g._edge_attrs
             a = attrs.get(attr)
+            if count == 0:
+                continue  # no values: neither needed nor telling the attribute's type
             if a is None:
-                if count == 0:
-                    continue
                 raise ValueError("%s[%d] has no %s attribute %r (%s); it has: %s"
                                  % (name, i, kind, attr, why, ", ".join(attrs) or "no %s attributes" % kind))
             w = 1 if a.ndim == 1 else a.shape[1]

@@ -21,7 +21,8 @@ def cosine_normalize(K, diag_x, diag_y):
     scale_y = np.zeros_like(diag_y)
     np.divide(1.0, np.sqrt(diag_x), out=scale_x, where=diag_x > 0)
     np.divide(1.0, np.sqrt(diag_y), out=scale_y, where=diag_y > 0)
-    return K * scale_x[:, None] * scale_y[None, :]
+    # One factor per entry (s_i s_j, which is s_j s_i exactly): a symmetric K stays symmetric.
+    return K * np.outer(scale_x, scale_y)
 
 
 class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):

@@ -1,0 +1,85 @@
+"""Property-based tests (Hypothesis) of every kernel on random labeled graphs."""
+
+import pickle
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphgram import Graph, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel
+from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
+
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LABELS = ["C", "N", "O"]
+
+
+@st.composite
+def graphs(draw, max_nodes=7):
+    n = draw(st.integers(0, max_nodes))
+    pairs = [(i, j) for i in range(n) for j in range(i, n)]
+    chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=12)) if pairs else []
+    w = draw(st.lists(st.floats(0.1, 2.0), min_size=len(chosen), max_size=len(chosen)))
+    labels = draw(st.lists(st.sampled_from(LABELS), min_size=n, max_size=n))
+    x = draw(st.lists(st.floats(-2, 2), min_size=n, max_size=n))
+    b = draw(st.lists(st.integers(1, 3), min_size=len(chosen), max_size=len(chosen)))
+    return Graph(n, np.array(chosen, dtype=np.int64).reshape(-1, 2), w,
+                 node_attrs={"label": labels, "x": np.array(x, dtype=float)}, edge_attrs={"b": b})
+
+
+def kernels():
+    node = TensorProduct(label=KroneckerDelta(0.4), x=SquareExponential(1.0))
+    return [MarginalizedGraphKernel(node, TensorProduct(b=KroneckerDelta(0.5)), q=0.2, normalize=True, verbose=False),
+            ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)), normalize=True, verbose=False),
+            RandomWalkKernel(lamda=0.02, node_kernel=TensorProduct(label=KroneckerDelta(0.0)), normalize=True,
+                             verbose=False)]
+
+
+lists = st.lists(graphs(), min_size=1, max_size=5)
+
+
+@SETTINGS
+@given(lists)
+def test_symmetric_psd_unit_diagonal(X):
+    for k in kernels():
+        K = k(X)
+        np.testing.assert_array_equal(K, K.T)
+        w = np.linalg.eigvalsh(K)
+        assert w.min() >= -1e-9 * max(1.0, w.max()), (type(k).__name__, w)
+        d = np.diag(K)
+        assert np.all((d == 1.0) | (d == 0.0))
+        np.testing.assert_array_equal(k.diag(X), d)
+
+
+@SETTINGS
+@given(lists, st.randoms(use_true_random=False))
+def test_node_permutation_invariance(X, rnd):
+    permuted = []
+    for g in X:
+        perm = list(range(g.n_nodes))
+        rnd.shuffle(perm)
+        inv = np.argsort(perm)
+        permuted.append(Graph(g.n_nodes, inv[g.edges] if g.n_edges else None, g.weights,
+                              node_attrs={a: v[perm] for a, v in g.node_attrs.items()},
+                              edge_attrs=dict(g.edge_attrs)))
+    for k in kernels():
+        np.testing.assert_allclose(k(X, permuted), k(X), rtol=1e-9, atol=1e-12)
+
+
+@SETTINGS
+@given(lists, lists)
+def test_cross_block_of_union_and_pickle(X, Y):
+    for k in kernels():
+        KXY = k(X, Y)
+        np.testing.assert_allclose(KXY, k(X + Y)[:len(X), len(X):], rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(pickle.loads(pickle.dumps(k))(X, Y), KXY)
+        Xc = pickle.loads(pickle.dumps(X))
+        np.testing.assert_array_equal(k(Xc, Y), KXY)
+
+
+@SETTINGS
+@given(lists)
+def test_bit_identical_for_any_n_jobs(X):
+    for k in kernels():
+        ref = k.set_params(n_jobs=1)(X)
+        for jobs in (2, 3, -1):
+            np.testing.assert_array_equal(k.set_params(n_jobs=jobs)(X), ref)
