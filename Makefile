@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-python venv install install-test dev
+.PHONY: demo test test-go test-fuzz test-python venv install install-test dev
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,10 +30,19 @@ test-go:
 	GOEXPERIMENT=simd go vet ./gokernel/... ./pybind/...
 	GOEXPERIMENT=simd go test ./gokernel/... ./pybind/...
 
+# Short fuzzing runs of the inputs that cross the boundary: batch decoding,
+# base-kernel expressions, octile packing and node reordering.
+FUZZTIME ?= 10s
+test-fuzz:
+	go test -run '^$$' -fuzz '^FuzzUnpack$$' -fuzztime $(FUZZTIME) ./gokernel/graph
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./gokernel/microkernel
+	go test -run '^$$' -fuzz '^FuzzPack$$' -fuzztime $(FUZZTIME) ./gokernel/octile
+	go test -run '^$$' -fuzz '^FuzzReorder$$' -fuzztime $(FUZZTIME) ./gokernel/reorder
+
 test-python: install-test
 	$(PY) -m pytest -q -p no:cacheprovider tests
 
-test: test-go test-python
+test: test-go test-fuzz test-python
 
 # In-place build for development: edit Go or Python, rerun this, then pytest.
 dev: venv

@@ -2,9 +2,23 @@
 // usable from Go alone. Its sub-packages each do one job:
 //
 //   - graph: labeled, weighted, undirected graphs and their packed batch form;
-//   - microkernel: base kernels on node and edge features, composable;
-//   - schedule: parallel loops over graph pairs, with panics turned into errors;
+//   - microkernel: base kernels on node and edge features, composable, with gradients;
+//   - schedule: parallel loops over graph pairs, cancellation and progress
+//     (Control), panics turned into errors, the X/Y operand conventions;
 //   - mgk: the marginalized graph kernel (Kashima et al., GraphDot's convention);
+//   - spkernel: the shortest-path kernel (Borgwardt and Kriegel; FCSP joins);
+//   - rwkernel: the random-walk kernel (geometric and exponential, exact);
+//   - octile, reorder: 8×8-tiled product mat-vecs and node reorderings for them;
+//   - vec: fused vector loops of the conjugate-gradient solver (AVX2 or portable);
 //   - tudataset: the TU benchmark data-set format;
-//   - cmd/graphgram: a command that writes a Gram matrix as .npy.
+//   - cmd/graphgram: a command that writes a Gram matrix as .npy;
+//   - cmd/tilestats: tile statistics of the reorderings on TU data sets.
+//
+// The kernel packages share one contract: Gram writes K(X[i], Y[j]) to
+// out[i*len(Y)+j], computing only the upper triangle and mirroring it when
+// symmetric (Y is then X), and Diag writes K(x, x); spkernel and rwkernel take
+// (X, Y, symmetric, opt, out), mgk adds per-node start probabilities and
+// iteration counts. Errors name graphs X[i] and Y[j] (schedule.OperandName).
+// Every Options has a Control field through which a caller stops the
+// computation and watches its progress.
 package gokernel

@@ -483,3 +483,66 @@ func TestConcurrentPairs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPack packs graphs built from fuzz bytes, as given and reordered: packing
+// must not fail or panic, must store every adjacency entry once with its
+// weight (the tile statistics and the total weight agree with the graph), and
+// a reordering must be a permutation.
+func FuzzPack(f *testing.F) {
+	f.Add([]byte{5, 0, 1, 1, 2, 2, 3, 3, 4, 4, 4})
+	f.Add([]byte{47, 1, 30, 2, 29, 7, 7, 8, 39, 9, 40, 10, 41})
+	f.Add([]byte{1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		n := int(b[0]%48) + 1
+		seen := map[[2]int64]bool{}
+		var edges []int64
+		var w []float64
+		for k := 1; k+1 < len(b); k += 2 {
+			u, v := int64(b[k])%int64(n), int64(b[k+1])%int64(n)
+			if u > v {
+				u, v = v, u
+			}
+			if !seen[[2]int64{u, v}] {
+				seen[[2]int64{u, v}] = true
+				edges = append(edges, u, v)
+				w = append(w, 0.5+float64(k%4))
+			}
+		}
+		g, err := graph.New(n, edges, w, nil, 0, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0.0
+		for _, x := range g.Dense() {
+			want += x
+		}
+		for _, pack := range []func(*graph.Graph) (*Graph, error){Pack, PackReordered} {
+			p, err := pack(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.N != n || p.NNZ() != len(g.Col) {
+				t.Fatalf("%d nodes, %d nonzeros; the graph has %d and %d", p.N, p.NNZ(), n, len(g.Col))
+			}
+			got := 0.0
+			for _, x := range p.Weight {
+				got += x
+			}
+			if math.Abs(got-want) > 1e-9*max(1, want) {
+				t.Fatalf("packed weights sum to %v, the adjacency to %v", got, want)
+			}
+			if p.Perm != nil {
+				seen := make([]bool, n)
+				for _, v := range p.Perm {
+					if v < 0 || v >= n || seen[v] {
+						t.Fatalf("not a permutation: %v", p.Perm)
+					}
+					seen[v] = true
+				}
+			}
+		}
+	})
+}
