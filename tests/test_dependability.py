@@ -238,3 +238,47 @@ def test_memory_flat_over_many_calls():
         k(graphs[:4], graphs[4:6])
     grown = rss() - before
     assert grown < 30 * 2**20, "resident memory grew by %.1f MiB over 2,000 calls" % (grown / 2**20)
+
+
+def test_jupyter_interrupt_and_progress_widget():
+    """In a Jupyter kernel: the progress bar is a widget, and an interrupt stops a long
+    computation within a second with KeyboardInterrupt; the next cell works."""
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3", cwd=str(HERE))
+    try:
+        setup = ("import time; from graphgram import _backend, MarginalizedGraphKernel, datasets; "
+                 "from graphgram.microkernels import TensorProduct, KroneckerDelta; "
+                 "g, _ = datasets.load_mutag(); kd = TensorProduct(label=KroneckerDelta(0.5)); "
+                 "k = MarginalizedGraphKernel(kd, kd, q=0.01)")
+        assert kc.execute_interactive(setup, timeout=120)["content"]["status"] == "ok"
+        widgets = []
+
+        def collect(msg):
+            data = msg["content"].get("data", {})
+            if "application/vnd.jupyter.widget-view+json" in data:
+                widgets.append(msg)
+
+        reply = kc.execute_interactive("_backend._PROGRESS_DELAY = 0; K = k(g[:60]); _backend._PROGRESS_DELAY = 2.0",
+                                       timeout=300, output_hook=collect)
+        assert reply["content"]["status"] == "ok" and widgets, "no progress widget was displayed"
+
+        kc.execute("caught = None\ntry:\n    k(g * 40)\nexcept KeyboardInterrupt:\n"
+                   "    caught = time.monotonic()\n    raise")
+        time.sleep(3.0)
+        sent = time.monotonic()
+        km.interrupt_kernel()
+        while True:
+            msg = kc.get_shell_msg(timeout=120)
+            if msg["msg_type"] == "execute_reply":
+                break
+        assert msg["content"]["status"] == "error" and msg["content"]["ename"] == "KeyboardInterrupt"
+        out = []
+        reply = kc.execute_interactive("print(caught - %r); print(k(g[:3]).shape)" % sent, timeout=120,
+                                       output_hook=lambda m: out.append(m["content"].get("text", "")))
+        assert reply["content"]["status"] == "ok"
+        latency, shape = "".join(out).split("\n")[:2]
+        assert float(latency) < 1.0 and shape == "(3, 3)"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

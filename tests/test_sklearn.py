@@ -153,3 +153,29 @@ def test_gp_classifier_on_mutag(mutag):
                                     max_iter_predict=50)
     gpc.fit(X, yy)
     assert gpc.score(X, yy) > 0.7
+
+
+def test_graph_kernels_compose_directly_with_sklearn_kernels(datasets_dir):
+    """No wrapper: ConstantKernel() * molecular_kernel() + WhiteKernel() in a GP, same
+    numbers as through GraphKernel."""
+    pytest.importorskip("rdkit")
+    import csv
+
+    from graphgram import molecular_kernel
+
+    rows = list(csv.DictReader(open(datasets_dir / "ESOL" / "delaney-processed.csv")))[:30]
+    graphs = [molecules.from_smiles(r["smiles"].strip()) for r in rows]
+    y = np.array([float(r["measured log solubility in mols per litre"]) for r in rows])
+    direct = ConstantKernel() * molecular_kernel() + WhiteKernel()
+    wrapped = ConstantKernel() * GraphKernel(molecular_kernel()) + WhiteKernel()
+    assert direct.n_dims == wrapped.n_dims == 5
+    np.testing.assert_array_equal(direct.theta, wrapped.theta)
+    np.testing.assert_array_equal(direct.bounds, wrapped.bounds)
+    K1, G1 = direct(np.array(graphs[:6], dtype=object), eval_gradient=True)
+    K2, G2 = wrapped(np.array(graphs[:6], dtype=object), eval_gradient=True)
+    np.testing.assert_array_equal(K1, K2)
+    np.testing.assert_array_equal(G1, G2)
+    gp = GaussianProcessRegressor(direct, normalize_y=True, random_state=0).fit(graphs[:24], y[:24])
+    assert gp.log_marginal_likelihood_value_ >= gp.log_marginal_likelihood(direct.theta) - 1e-9
+    assert np.all(np.isfinite(gp.predict(graphs[24:])))
+    assert (molecular_kernel() + 1.0).n_dims == 4  # + ConstantKernel(1.0) and its constant_value
