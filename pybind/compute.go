@@ -93,3 +93,45 @@ func pairCount(mode string, nx, ny int) int {
 	}
 	return nx * ny
 }
+
+// BaseKernel evaluates a base-kernel expression on two feature rows x and y
+// (xLen == yLen values each) and writes k(x, y) to out[0] and its gradient
+// with respect to the raw hyperparameters to out[1:], each derivative in the
+// column its leaf's "index" gives (out has 1 + the number of hyperparameters
+// entries). It is how Python evaluates a base kernel: the formulas exist once,
+// in package microkernel.
+func BaseKernel(spec string, x uintptr, xLen int, y uintptr, yLen int, out uintptr, outLen int) (err error) {
+	defer guard(&err)
+	if xLen != yLen {
+		return inputError("rows of %d and %d values", xLen, yLen)
+	}
+	k, index, err := baseKernel("base kernel", []byte(spec), xLen)
+	if err != nil {
+		return err
+	}
+	if k == nil {
+		return inputError("base kernel: no expression")
+	}
+	np := k.NumParams()
+	if err := checkIndex(index, outLen-1, np); err != nil {
+		return err
+	}
+	xs, err := view[float64](x, xLen, "x")
+	if err != nil {
+		return err
+	}
+	ys, err := view[float64](y, yLen, "y")
+	if err != nil {
+		return err
+	}
+	o, err := output[float64](out, outLen, 1+np, "out")
+	if err != nil {
+		return err
+	}
+	grad := make([]float64, np)
+	o[0] = k.EvalGrad(xs, ys, grad)
+	for i, c := range index {
+		o[1+c] = grad[i]
+	}
+	return nil
+}

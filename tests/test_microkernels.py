@@ -92,7 +92,7 @@ def test_strings_compare_like_graph_labels():
     label = g.node_attrs["sym"][0]
     assert k({"sym": label}, {"sym": "Cl"}) == 1.0
     assert k({"sym": label}, {"sym": "Br"}) == 0.1
-    with pytest.raises(TypeError, match="compares numbers, not strings"):
+    with pytest.raises(TypeError, match="SquareExponential .* compares numbers, but its attribute holds strings"):
         SquareExponential(1.0)("Cl", "Br")
 
 
@@ -335,3 +335,12 @@ def test_reference_labeled_properties_and_zero_node_kernel_path():
     D, V, W = product_system(g1, g2, nk, ek, 0.05)
     np.testing.assert_allclose(W, W.T)
     assert D[2 * 4 + 0] == pytest.approx((0.5 + 2.0) * 1.0 / 0.95**2)
+
+
+def test_string_attribute_with_numeric_kernel_rejected_in_graph_kernels():
+    from graphgram import MarginalizedGraphKernel
+
+    g = Graph(2, [(0, 1)], node_attrs={"sym": ["Cl", "Br"]})
+    k = MarginalizedGraphKernel(TensorProduct(sym=SquareExponential(1.0)))
+    with pytest.raises(TypeError, match="SquareExponential \\(at sym\\) compares numbers, but its attribute holds strings"):
+        k([g])

@@ -179,7 +179,7 @@ def _feature_matrix(graphs_by_name, attrs, kind):
     col = 0
     for attr, why in attrs.items():
         width, value_kind = _columns(graphs_by_name, attr, kind, why)
-        layout[attr] = (col, width)
+        layout[attr] = (col, width) if value_kind == "num" else (col, width, "str")
         plan.append((attr, col, width, value_kind))
         col += width
     vocab = {}
@@ -281,6 +281,50 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None):
         packed.append(Packed(name, len(graphs), node_ptr, edge_ptr, edges, weights,
                              node_feat[name], edge_feat[name], s))
     return packed[0], (packed[1] if Y is not None else None), node_layout, edge_layout
+
+
+def evaluate_base_kernel(kernel, x, y, index, name):
+    """Evaluate a base kernel on two nodes or edges given as dicts attribute -> value.
+
+    The values are packed into two feature rows as a graph's would be (strings
+    coded from the two values' vocabulary) and evaluated by the Go core, so that
+    base-kernel formulas exist once. Returns (value, gradient), the gradient in
+    the columns ``index`` (hyperparameter name -> column) gives.
+    """
+    layout, xs, ys, col = {}, [], [], 0
+    for attr in kernel._attr_order():
+        strings = False
+        for side, d in (("x", x), ("y", y)):
+            if attr not in d:
+                raise KeyError("attribute %r is missing from %s (needed by %s); it has: %s"
+                               % (attr, side, name, ", ".join(map(str, d)) or "no attributes"))
+        a, b = x[attr], y[attr]
+        if isinstance(a, (str, np.str_)) or isinstance(b, (str, np.str_)):
+            if not (isinstance(a, (str, np.str_)) and isinstance(b, (str, np.str_))):
+                raise TypeError("%s: attribute %r compares a string with %r" % (name, attr, b if isinstance(a, str) else a))
+            strings = True
+            vocab = sorted({str(a), str(b)})
+            a, b = [float(vocab.index(str(a)))], [float(vocab.index(str(b)))]
+        try:
+            a = np.asarray(a, dtype=np.float64).ravel()
+            b = np.asarray(b, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            raise TypeError("%s: attribute %r holds %r and %r, not numbers or strings" % (name, attr, x[attr], y[attr])) from None
+        if a.size != b.size:
+            raise ValueError("%s: cannot compare values of lengths %d and %d (attribute %r)"
+                             % (name, a.size, b.size, attr))
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            raise ValueError("%s: attribute %r contains NaN or infinity" % (name, attr))
+        layout[attr] = (col, a.size, "str") if strings else (col, a.size)
+        col += a.size
+        xs.append(a)
+        ys.append(b)
+    spec = json.dumps(kernel.to_spec(layout, index))
+    xr = np.ascontiguousarray(np.concatenate(xs) if xs else np.zeros(0))
+    yr = np.ascontiguousarray(np.concatenate(ys) if ys else np.zeros(0))
+    out = np.zeros(1 + len(index))
+    _call(_pybind.BaseKernel, spec, xr.ctypes.data, xr.size, yr.ctypes.data, yr.size, out.ctypes.data, out.size)
+    return float(out[0]), out[1:]
 
 
 # --------------------------------------------------------------------------

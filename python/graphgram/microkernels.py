@@ -231,8 +231,9 @@ class MicroKernel:
 
         Parameters
         ----------
-        layout : mapping of str to (int, int)
-            Attribute name → (first column, width) in the packed feature matrix.
+        layout : mapping of str to tuple
+            Attribute name → (first column, width) in the packed feature matrix,
+            or (first column, width, "str") for string labels coded per call.
         index : mapping of str to int, optional
             Full hyperparameter name (``prefix`` + the name in ``hyperparameters``)
             → gradient column; each leaf's expression then carries its column as
@@ -266,25 +267,20 @@ class MicroKernel:
 
     # --- evaluation -------------------------------------------------------------------
     def __call__(self, x, y):
-        """Evaluate the kernel on two nodes or two edges.
+        """Evaluate the kernel on two nodes or two edges (in the Go core, as in a graph kernel).
 
         Parameters
         ----------
         x, y : dict
-            Attribute name → value (scalar, string label or vector). For an
-            elementary kernel not bound to an attribute, plain values may be given
-            instead, e.g. ``KroneckerDelta(0.5)(1, 2)``.
+            Attribute name → value (scalar, string label or vector). For a kernel
+            not bound to attributes, plain values may be given instead, e.g.
+            ``KroneckerDelta(0.5)(1, 2)``.
 
         Returns
         -------
         float
         """
-        graph = isinstance(x, Mapping)
-        if graph != isinstance(y, Mapping):
-            raise TypeError("x and y must both be dicts of attribute values, or both plain values")
-        if not graph and self._has_binding():
-            raise TypeError("%r compares attributes by name: call it with two dicts attribute -> value" % self)
-        return self._value(x, y, graph)
+        return self.gradient(x, y)[0]
 
     def gradient(self, x, y):
         """Return the kernel value and its gradient with respect to the raw hyperparameters.
@@ -299,21 +295,22 @@ class MicroKernel:
         value : float
         grad : ndarray of float64, shape (len(hyperparameters),)
             Derivatives with respect to the hyperparameter values (not their logs),
-            in leaf order, fixed ones included, as the Go core computes them.
+            in the order of ``hyperparameters``, fixed ones included.
         """
+        from ._backend import evaluate_base_kernel
+
         graph = isinstance(x, Mapping)
         if graph != isinstance(y, Mapping):
             raise TypeError("x and y must both be dicts of attribute values, or both plain values")
-        if not graph and self._has_binding():
-            raise TypeError("%r compares attributes by name: call it with two dicts attribute -> value" % self)
-        v, g = self._value_grad(x, y, graph)
-        return v, np.asarray(g, dtype=np.float64)
-
-    def _value(self, x, y, graph):  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def _value_grad(self, x, y, graph):  # pragma: no cover - overridden
-        raise NotImplementedError
+        if graph:
+            kernel, prefix = self, ""  # an unbound kernel that reads values fails in to_spec
+        else:
+            if self._has_binding():
+                raise TypeError("%r compares attributes by name: call it with two dicts attribute -> value" % self)
+            # A kernel on plain values reads them as one attribute.
+            kernel, prefix, x, y = TensorProduct(value=self), "value__", {"value": x}, {"value": y}
+        index = {prefix + h.name: k for k, h in enumerate(self.hyperparameters)}
+        return evaluate_base_kernel(kernel, x, y, index, repr(self))
 
     # --- algebra ------------------------------------------------------------------------
     def __add__(self, other):
@@ -343,14 +340,6 @@ class MicroKernel:
 # --------------------------------------------------------------------------
 # Elementary kernels
 # --------------------------------------------------------------------------
-
-
-def _vector(v):
-    if isinstance(v, (str, np.str_)):
-        return [str(v)]
-    if isinstance(v, np.ndarray) and v.ndim == 0 or np.isscalar(v):
-        return [float(v)]
-    return [float(t) for t in np.asarray(v, dtype=np.float64).ravel()]
 
 
 class _Elementary(MicroKernel):
@@ -404,6 +393,7 @@ class _Elementary(MicroKernel):
         return v
 
     _positive = False
+    _strings = False  # whether the kernel may compare string labels (coded per call)
 
     def _spec(self, layout, binding, path):
         val = self._checked(path)
@@ -411,42 +401,14 @@ class _Elementary(MicroKernel):
             return {"kind": self._kind, self._param: val}
         if binding is None:
             raise _unbound_error(self, path)
-        col, width = binding
+        col, width, strings = binding
+        if strings and not self._strings:
+            raise TypeError("%s%s compares numbers, but its attribute holds strings"
+                            % (type(self).__name__, " (at %s)" % path.rstrip("_") if path else ""))
         return self._leaf_spec(val, col, width, path)
 
     def _leaf_spec(self, val, col, width, path):
         return {"kind": self._kind, self._param: val, "col": col, "width": width}
-
-    # Evaluation: ``graph`` is True when x and y are dicts (not bound yet).
-    _strings = False  # compares string labels
-
-    def _operands(self, x, y):
-        a, b = _vector(x), _vector(y)
-        if not self._strings and any(isinstance(t, str) for t in a + b):
-            raise TypeError("%s compares numbers, not strings (got %r and %r)" % (type(self).__name__, x, y))
-        return a, b
-
-    def _value(self, x, y, graph):
-        val = self._checked("")
-        if not self._reads:
-            return val
-        if graph:
-            raise _unbound_error(self, "")
-        return self._eval(val, *self._operands(x, y))
-
-    def _value_grad(self, x, y, graph):
-        val = self._checked("")
-        if not self._reads:
-            return val, [1.0]
-        if graph:
-            raise _unbound_error(self, "")
-        v, g = self._eval_grad(val, *self._operands(x, y))
-        return v, [g]
-
-    def _pair(self, a, b):
-        if len(a) != len(b):
-            raise ValueError("%s: cannot compare values of lengths %d and %d"
-                             % (type(self).__name__, len(a), len(b)))
 
 
 class Constant(_Elementary):
@@ -485,21 +447,11 @@ class KroneckerDelta(_Elementary):
     _param = "h"
     _kind = "kronecker_delta"
     _default_bounds = (1e-3, 1.0)
-    _strings = True
+    _strings = True  # string labels compare by equality
 
     def __init__(self, h, h_bounds=(1e-3, 1.0)):
         self.h = h
         self.h_bounds = h_bounds
-
-    def _eval(self, h, a, b):
-        self._pair(a, b)
-        return 1.0 if all(p == q for p, q in zip(a, b)) else h
-
-    def _eval_grad(self, h, a, b):
-        self._pair(a, b)
-        if all(p == q for p, q in zip(a, b)):
-            return 1.0, 0.0
-        return h, 1.0
 
 
 class SquareExponential(_Elementary):
@@ -520,22 +472,6 @@ class SquareExponential(_Elementary):
     def __init__(self, length_scale, length_scale_bounds=(1e-5, 1e5)):
         self.length_scale = length_scale
         self.length_scale_bounds = length_scale_bounds
-
-    def _sqdist(self, a, b):
-        self._pair(a, b)
-        s = 0.0
-        for p, q in zip(a, b):
-            d = p - q
-            s += d * d
-        return s
-
-    def _eval(self, l, a, b):
-        return math.exp(-self._sqdist(a, b) / (2 * l * l))
-
-    def _eval_grad(self, l, a, b):
-        d2 = self._sqdist(a, b)
-        v = math.exp(-d2 / (2 * l * l))
-        return v, v * d2 / (l * l * l)
 
 
 class BrownianBridge(_Elementary):
@@ -562,23 +498,6 @@ class BrownianBridge(_Elementary):
             raise ValueError("BrownianBridge%s compares scalars, but its attribute has width %d"
                              % (" (at %s)" % path.rstrip("_") if path else "", width))
         return {"kind": self._kind, "c": val, "col": col}
-
-    def _scalars(self, a, b):
-        if len(a) != 1 or len(b) != 1:
-            raise ValueError("BrownianBridge compares scalars, got values of lengths %d and %d"
-                             % (len(a), len(b)))
-        return a[0], b[0]
-
-    def _eval(self, c, a, b):
-        p, q = self._scalars(a, b)
-        return max(0.0, c - abs(p - q))
-
-    def _eval_grad(self, c, a, b):
-        p, q = self._scalars(a, b)
-        v = c - abs(p - q)
-        if v <= 0:
-            return 0.0, 0.0
-        return v, 1.0
 
 
 # --------------------------------------------------------------------------
@@ -644,24 +563,11 @@ class _Binding(MicroKernel):
             if name not in layout:
                 raise ValueError("attribute %r is not in the packed layout (%s)"
                                  % (name, ", ".join(layout) or "no attributes"))
-            col, width = layout[name]
-            terms.append(k._spec(layout, (int(col), int(width)), path + name + "__"))
+            # A layout entry is (column, width) or (column, width, "str") for string labels.
+            entry = layout[name]
+            strings = len(entry) > 2 and entry[2] == "str"
+            terms.append(k._spec(layout, (int(entry[0]), int(entry[1]), strings), path + name + "__"))
         return {"kind": self._kind, "terms": terms}
-
-    def _args(self, x, y, graph, name):
-        if not graph:
-            raise TypeError("%s cannot be nested inside another attribute binding" % type(self).__name__)
-        for side, d in (("x", x), ("y", y)):
-            if name not in d:
-                raise KeyError("attribute %r is missing from %s (needed by %r); it has: %s"
-                               % (name, side, self, ", ".join(map(str, d)) or "no attributes"))
-        return x[name], y[name]
-
-    def _parts(self, x, y, graph):
-        return [k._value(*self._args(x, y, graph, name), False) for name, k in self._kernels.items()]
-
-    def _parts_grad(self, x, y, graph):
-        return [k._value_grad(*self._args(x, y, graph, name), False) for name, k in self._kernels.items()]
 
 
 class TensorProduct(_Binding):
@@ -679,15 +585,6 @@ class TensorProduct(_Binding):
 
     _kind = "product"
 
-    def _value(self, x, y, graph):
-        p = 1.0
-        for v in self._parts(x, y, graph):
-            p *= v
-        return p
-
-    def _value_grad(self, x, y, graph):
-        return _product_grad(self._parts_grad(x, y, graph))
-
 
 class Additive(_Binding):
     """Sum of elementary kernels, each applied to a named attribute.
@@ -699,38 +596,6 @@ class Additive(_Binding):
     """
 
     _kind = "sum"
-
-    def _value(self, x, y, graph):
-        s = 0.0
-        for v in self._parts(x, y, graph):
-            s += v
-        return s
-
-    def _value_grad(self, x, y, graph):
-        return _sum_grad(self._parts_grad(x, y, graph))
-
-
-def _sum_grad(parts):
-    s = 0.0
-    grad = []
-    for v, g in parts:
-        s += v
-        grad.extend(g)
-    return s, grad
-
-
-def _product_grad(parts):
-    vals = [v for v, _ in parts]
-    grad = []
-    p = 1.0
-    for i, (v, g) in enumerate(parts):
-        others = 1.0
-        for j, w in enumerate(vals):
-            if j != i:
-                others *= w
-        grad.extend(t * others for t in g)
-        p *= v
-    return p, grad
 
 
 # --------------------------------------------------------------------------
@@ -778,15 +643,6 @@ class Sum(_Binary):
     _symbol = "+"
     _precedence = 1
 
-    def _value(self, x, y, graph):
-        s = 0.0
-        s += self.k1._value(x, y, graph)
-        s += self.k2._value(x, y, graph)
-        return s
-
-    def _value_grad(self, x, y, graph):
-        return _sum_grad([self.k1._value_grad(x, y, graph), self.k2._value_grad(x, y, graph)])
-
 
 class Product(_Binary):
     """k1 * k2; usually written with ``*``.
@@ -799,15 +655,6 @@ class Product(_Binary):
     _kind = "product"
     _symbol = "*"
     _precedence = 2
-
-    def _value(self, x, y, graph):
-        p = 1.0
-        p *= self.k1._value(x, y, graph)
-        p *= self.k2._value(x, y, graph)
-        return p
-
-    def _value_grad(self, x, y, graph):
-        return _product_grad([self.k1._value_grad(x, y, graph), self.k2._value_grad(x, y, graph)])
 
 
 class Normalized(MicroKernel):
@@ -840,20 +687,4 @@ class Normalized(MicroKernel):
     def _spec(self, layout, binding, path):
         return {"kind": "normalized", "kernel": self.kernel._spec(layout, binding, path + "kernel__")}
 
-    def _value(self, x, y, graph):
-        k = self.kernel
-        kxx, kyy = k._value(x, x, graph), k._value(y, y, graph)
-        if kxx <= 0 or kyy <= 0:
-            return 0.0
-        return k._value(x, y, graph) / math.sqrt(kxx * kyy)
 
-    def _value_grad(self, x, y, graph):
-        k = self.kernel
-        kxy, gxy = k._value_grad(x, y, graph)
-        kxx, gxx = k._value_grad(x, x, graph)
-        kyy, gyy = k._value_grad(y, y, graph)
-        if kxx <= 0 or kyy <= 0:
-            return 0.0, [0.0] * len(gxy)
-        s = 1 / math.sqrt(kxx * kyy)
-        v = kxy * s
-        return v, [a * s - 0.5 * v * (b / kxx + c / kyy) for a, b, c in zip(gxy, gxx, gyy)]

@@ -112,7 +112,10 @@ class ShortestPathKernel(GraphKernelBase):
     def _params(self, node_layout, edge_layout):
         weight_col = -1
         if self.weight is not None:
-            col, width = edge_layout[self.weight]
+            entry = edge_layout[self.weight]
+            col, width = entry[0], entry[1]
+            if len(entry) > 2:
+                raise TypeError("the edge attribute %r holds strings; edge lengths must be numbers" % self.weight)
             if width != 1:
                 raise ValueError("the edge attribute %r holds vectors of length %d; edge lengths must be scalars"
                                  % (self.weight, width))
