@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 	"github.com/graphgram/graphgram/gokernel/octile/octiletest"
 	"github.com/graphgram/graphgram/gokernel/reorder"
@@ -496,25 +497,8 @@ func FuzzPack(f *testing.F) {
 		if len(b) == 0 {
 			return
 		}
-		n := int(b[0]%48) + 1
-		seen := map[[2]int64]bool{}
-		var edges []int64
-		var w []float64
-		for k := 1; k+1 < len(b); k += 2 {
-			u, v := int64(b[k])%int64(n), int64(b[k+1])%int64(n)
-			if u > v {
-				u, v = v, u
-			}
-			if !seen[[2]int64{u, v}] {
-				seen[[2]int64{u, v}] = true
-				edges = append(edges, u, v)
-				w = append(w, 0.5+float64(k%4))
-			}
-		}
-		g, err := graph.New(n, edges, w, nil, 0, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := graphtest.FromBytes(b)
+		n := g.N
 		want := 0.0
 		for _, x := range g.Dense() {
 			want += x

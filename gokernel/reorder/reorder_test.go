@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
 	"github.com/graphgram/graphgram/gokernel/octile/octiletest"
 )
 
@@ -218,34 +219,6 @@ func TestMethodString(t *testing.T) {
 	}
 }
 
-// fuzzGraph builds a graph from fuzz bytes: b[0] picks the node count, the
-// rest are edge endpoints; repeated edges are dropped.
-func fuzzGraph(b []byte) *graph.Graph {
-	if len(b) == 0 {
-		return nil
-	}
-	n := int(b[0]%48) + 1
-	seen := map[[2]int64]bool{}
-	var edges []int64
-	var w []float64
-	for k := 1; k+1 < len(b); k += 2 {
-		u, v := int64(b[k])%int64(n), int64(b[k+1])%int64(n)
-		if u > v {
-			u, v = v, u
-		}
-		if !seen[[2]int64{u, v}] {
-			seen[[2]int64{u, v}] = true
-			edges = append(edges, u, v)
-			w = append(w, 1+float64(k%3))
-		}
-	}
-	g, err := graph.New(n, edges, w, nil, 0, nil, 0)
-	if err != nil {
-		panic(err)
-	}
-	return g
-}
-
 // FuzzReorder checks that every method returns a permutation of the nodes on
 // any graph, and that Best's permutation is one of them.
 func FuzzReorder(f *testing.F) {
@@ -253,7 +226,7 @@ func FuzzReorder(f *testing.F) {
 	f.Add([]byte{40, 1, 30, 2, 29, 7, 7, 8, 39})
 	f.Add([]byte{0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		g := fuzzGraph(b)
+		g := graphtest.FromBytes(b)
 		if g == nil {
 			return
 		}

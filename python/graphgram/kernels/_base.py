@@ -60,6 +60,21 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
 
     _start = None  # or a method (name, graphs) -> start probabilities of every node
 
+    @staticmethod
+    def _spec(what, kernel, layout, index=None, prefix=""):
+        """The JSON expression of a base kernel (None for none); errors say which kernel."""
+        if kernel is None:
+            return None
+        try:
+            return kernel.to_spec(layout, index, prefix)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)("%s: %s" % (what, exc)) from None
+
+    @staticmethod
+    def _reads(what, kernel):
+        """The attributes a base kernel reads, mapped to why they are packed."""
+        return {} if kernel is None else {a: "needed by the %s" % what for a in kernel._attr_order()}
+
     def _check_params(self):
         """Validate hyperparameters; subclasses extend. Called before any computation."""
         n_jobs = getattr(self, "n_jobs", None)
@@ -197,11 +212,15 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         -------
         self
         """
+        self._remember(X)
+        self.fit_diag_ = self._raw_diag(self.X_fit_) if self.normalize else None
+        return self
+
+    def _remember(self, X):
+        """Validate parameters and the training graphs, and keep the graphs."""
         self._check_params()
         self.X_fit_ = as_graph_list(X, "X")
         self.n_graphs_fit_ = len(self.X_fit_)
-        self.fit_diag_ = self._raw_diag(self.X_fit_) if self.normalize else None
-        return self
 
     def transform(self, X):
         """Return K(X, X_fit): rows are the given graphs, columns the training graphs.
@@ -235,9 +254,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         -------
         K : ndarray of shape (len(X), len(X))
         """
-        self._check_params()
-        self.X_fit_ = as_graph_list(X, "X")
-        self.n_graphs_fit_ = len(self.X_fit_)
+        self._remember(X)
         K, d = self._symmetric_gram(self.X_fit_)
         self.fit_diag_ = d if self.normalize else None
         return K

@@ -225,21 +225,13 @@ class MarginalizedGraphKernel(GraphKernelBase):
 
     def _attributes(self):
         node, edge = self._kernels()
-        return ({a: "needed by the node kernel" for a in node._attr_order()},
-                {a: "needed by the edge kernel" for a in edge._attr_order()})
+        return self._reads("node kernel", node), self._reads("edge kernel", edge)
 
     def _params(self, node_layout, edge_layout):
         node, edge = self._kernels()
         column = {h.name: k for k, h in enumerate(self.hyperparameters)}
-        try:
-            node_spec = node.to_spec(node_layout, column, "node_kernel__")
-        except ValueError as exc:
-            raise ValueError("node kernel: %s" % exc) from None
-        try:
-            edge_spec = edge.to_spec(edge_layout, column, "edge_kernel__")
-        except ValueError as exc:
-            raise ValueError("edge kernel: %s" % exc) from None
-        return {"node_kernel": node_spec, "edge_kernel": edge_spec, "q": float(self.q),
+        return {"node_kernel": self._spec("node kernel", node, node_layout, column, "node_kernel__"),
+                "edge_kernel": self._spec("edge kernel", edge, edge_layout, column, "edge_kernel__"), "q": float(self.q),
                 "q_index": column["q"], "n_params": len(column), "lmin": int(self.lmin),
                 "tol": float(self.tol or 0.0), "maxiter": int(self.maxiter or 0), "n_jobs": self._go_jobs()}
 

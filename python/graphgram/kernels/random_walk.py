@@ -99,16 +99,8 @@ class RandomWalkKernel(GraphKernelBase):
                             % type(self.node_kernel).__name__)
 
     def _attributes(self):
-        if self.node_kernel is None:
-            return {}, {}
-        return {a: "needed by the node kernel" for a in self.node_kernel._attr_order()}, {}
+        return self._reads("node kernel", self.node_kernel), {}
 
     def _params(self, node_layout, edge_layout):
-        node_spec = None
-        if self.node_kernel is not None:
-            try:
-                node_spec = self.node_kernel.to_spec(node_layout)
-            except ValueError as exc:
-                raise ValueError("node kernel: %s" % exc) from None
-        return {"node_kernel": node_spec, "lamda": float(self.lamda), "kind": self.kind,
+        return {"node_kernel": self._spec("node kernel", self.node_kernel, node_layout), "lamda": float(self.lamda), "kind": self.kind,
                 "steps": int(self.p or 0), "n_jobs": self._go_jobs()}

@@ -104,10 +104,8 @@ class ShortestPathKernel(GraphKernelBase):
         return k.to_spec({"length": (0, 1)})
 
     def _attributes(self):
-        nodes = {} if self.node_kernel is None else {a: "needed by the node kernel"
-                                                     for a in self.node_kernel._attr_order()}
         edges = {} if self.weight is None else {self.weight: "named by weight"}
-        return nodes, edges
+        return self._reads("node kernel", self.node_kernel), edges
 
     def _params(self, node_layout, edge_layout):
         weight_col = -1
@@ -120,11 +118,5 @@ class ShortestPathKernel(GraphKernelBase):
                 raise ValueError("the edge attribute %r holds vectors of length %d; edge lengths must be scalars"
                                  % (self.weight, width))
             weight_col = col
-        node_spec = None
-        if self.node_kernel is not None:
-            try:
-                node_spec = self.node_kernel.to_spec(node_layout)
-            except ValueError as exc:
-                raise ValueError("node kernel: %s" % exc) from None
-        return {"node_kernel": node_spec, "length_kernel": self._length_spec(), "weight_col": weight_col,
+        return {"node_kernel": self._spec("node kernel", self.node_kernel, node_layout), "length_kernel": self._length_spec(), "weight_col": weight_col,
                 "n_jobs": self._go_jobs()}

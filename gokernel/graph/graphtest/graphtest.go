@@ -1,0 +1,34 @@
+// Package graphtest builds graphs for tests and fuzz targets of the packages
+// that read graphs.
+package graphtest
+
+import "github.com/graphgram/graphgram/gokernel/graph"
+
+// FromBytes builds a graph from fuzz bytes: b[0] picks the node count (1 to
+// 48), the following pairs of bytes are edge endpoints (repeats dropped) with
+// weights cycling through 1, 2, 3, 4. It returns nil for empty input.
+func FromBytes(b []byte) *graph.Graph {
+	if len(b) == 0 {
+		return nil
+	}
+	n := int(b[0]%48) + 1
+	seen := map[[2]int64]bool{}
+	var edges []int64
+	var w []float64
+	for k := 1; k+1 < len(b); k += 2 {
+		u, v := int64(b[k])%int64(n), int64(b[k+1])%int64(n)
+		if u > v {
+			u, v = v, u
+		}
+		if !seen[[2]int64{u, v}] {
+			seen[[2]int64{u, v}] = true
+			edges = append(edges, u, v)
+			w = append(w, float64(1+len(w)%4))
+		}
+	}
+	g, err := graph.New(n, edges, w, nil, 0, nil, 0)
+	if err != nil {
+		panic(err) // FromBytes only builds valid graphs
+	}
+	return g
+}
