@@ -114,13 +114,13 @@ func sides(name string, gs []*graph.Graph, starts [][]float64, opt *Options) ([]
 	out := make([]side, len(gs))
 	for i, g := range gs {
 		if g == nil {
-			return nil, fmt.Errorf("mgk: graph %d of %s is nil", i, name)
+			return nil, fmt.Errorf("%s[%d]: nil graph", name, i)
 		}
 		if nc > g.NodeCols {
-			return nil, fmt.Errorf("mgk: node kernel reads node feature column %d but graph %d of %s has %d columns", nc-1, i, name, g.NodeCols)
+			return nil, fmt.Errorf("%s[%d]: the node kernel reads node feature column %d but the graph has %d columns", name, i, nc-1, g.NodeCols)
 		}
 		if ec > g.EdgeCols {
-			return nil, fmt.Errorf("mgk: edge kernel reads edge feature column %d but graph %d of %s has %d columns", ec-1, i, name, g.EdgeCols)
+			return nil, fmt.Errorf("%s[%d]: the edge kernel reads edge feature column %d but the graph has %d columns", name, i, ec-1, g.EdgeCols)
 		}
 		var st []float64
 		if starts != nil && starts[i] != nil {
