@@ -28,8 +28,7 @@ from .marginalized import MarginalizedGraphKernel
 from .molecules import molecular_kernel
 from .random_walk import RandomWalkKernel
 from .shortest_path import ShortestPathKernel
-
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "molecular_kernel", "datasets", "gaussian_process",
            "microkernels", "molecules", "__version__"]
