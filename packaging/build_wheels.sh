@@ -93,6 +93,7 @@ if [ "$SDIST" = 1 ]; then
     "$TOOLS/bin/python" -m build --sdist --outdir "$DIST" . >"$LOGS/sdist.log" 2>&1 \
         || { tail -n 40 "$LOGS/sdist.log"; die "sdist build failed (log: $LOGS/sdist.log)"; }
     say "sdist: $DIST/graphgram-$VERSION.tar.gz"
+    "$TOOLS/bin/python" packaging/check_sdist.py "$DIST/graphgram-$VERSION.tar.gz"
 fi
 
 say "checking the wheels"
