@@ -186,7 +186,8 @@ def _feature_matrix(graphs_by_name, attrs, kind):
     for attr, _, _, value_kind in plan:
         if value_kind == "str":
             parts = [a for _, graphs in graphs_by_name for g in graphs
-                     for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)] if a is not None]
+                     for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)]
+                     if a is not None and a.size and a.dtype.kind == "U"]
             vocab[attr] = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype="U1")
     out = {}
     for name, graphs in graphs_by_name:
@@ -207,7 +208,7 @@ def _feature_matrix(graphs_by_name, attrs, kind):
 
 
 def _structure(name, graphs):
-    """node_ptr, edge_ptr, edges and weights of one list of graphs, re-validated."""
+    """node_ptr, edge_ptr, edges and weights of one list of graphs (validated by as_graph_list)."""
     n = len(graphs)
     n_nodes = np.fromiter((g.n_nodes for g in graphs), dtype=np.int64, count=n)
     n_edges = np.fromiter((g.n_edges for g in graphs), dtype=np.int64, count=n)
