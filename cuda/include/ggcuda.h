@@ -22,6 +22,13 @@ extern "C" {
 
 #define GGC_ABI_VERSION 1
 
+/* The library is built with hidden visibility; the API is exported. */
+#if defined(__GNUC__)
+#define GGC_API __attribute__((visibility("default")))
+#else
+#define GGC_API
+#endif
+
 enum ggc_status {
     GGC_OK = 0,
     GGC_ERR_CUDA = 1,      /* a CUDA call failed; err names it */
@@ -111,14 +118,14 @@ typedef struct {
     int64_t scratch_bytes;
 } ggc_stats;
 
-int ggc_abi_version(void);
+GGC_API int ggc_abi_version(void);
 
 /* ggc_device_count sets *count to the number of CUDA devices; with no driver
  * or no device it returns GGC_ERR_NO_DEVICE and says why in err. */
-int ggc_device_count(int* count, char* err, size_t errlen);
+GGC_API int ggc_device_count(int* count, char* err, size_t errlen);
 
 /* ggc_device_info describes device dev. */
-int ggc_device_info(int dev, char* name, size_t namelen, int* cc_major, int* cc_minor,
+GGC_API int ggc_device_info(int dev, char* name, size_t namelen, int* cc_major, int* cc_minor,
                     int64_t* total_mem, int* sm_count, char* err, size_t errlen);
 
 /* ggc_mgk_gram computes the marginalized-kernel Gram matrix out[i*ny + j] =
@@ -126,7 +133,7 @@ int ggc_device_info(int dev, char* name, size_t namelen, int* cc_major, int* cc_
  * same layout) receive the PCG iterations and final relative residual of each
  * entry; a negative iters entry marks a solve that did not converge (its
  * count is -iters). stats is optional. */
-int ggc_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+GGC_API int ggc_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
                  const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out,
                  int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen);
 

@@ -13,7 +13,7 @@
 
 // GG_UNROLL asks nvcc to unroll the next loop; g++ unrolls constant trip
 // counts on its own and would warn about the pragma.
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #define GG_UNROLL _Pragma("unroll")
 #else
 #define GG_UNROLL
