@@ -109,7 +109,14 @@ typedef struct {
     int32_t precision; /* 64 or 32 */
     int32_t device;    /* CUDA device index */
     int32_t blocks;    /* persistent blocks; 0 = as many as fit */
+    int32_t flags;     /* GGC_FLAG_*, for tests */
+    int32_t pad;
+    int64_t mem_limit; /* bytes of device memory to use at most; 0 = what is free */
 } ggc_mgk_options;
+
+enum {
+    GGC_FLAG_NO_TABLE = 1 /* evaluate κe inside the product for every pair */
+};
 
 /* Timings measured with CUDA events and sizes of one call. */
 typedef struct {

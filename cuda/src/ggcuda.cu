@@ -93,6 +93,14 @@ cudaError_t upload_graphs(Arena& ar, std::vector<std::vector<T>>& keep, const gg
 
 int64_t desc(const ggc_graphs& g, int i, int f) { return g.desc[(int64_t)i * GGC_DESC_FIELDS + f]; }
 
+// graph_bytes is the device memory a graph list takes in precision T.
+template <typename T>
+int64_t graph_bytes(const ggc_graphs& g) {
+    return g.num_graphs * GGC_DESC_FIELDS * 8 + g.total_tileptr * 4 + g.total_tiles * (4 + 8 + 4) +
+           g.total_nz * (1 + 4) + g.total_nodes * 4 +
+           (int64_t)sizeof(T) * (g.total_nz + g.total_classes * g.edge_cols + g.total_nodes * (g.node_cols + 2));
+}
+
 // Class tables larger than this (entries) are not built: such pairs evaluate
 // κe inside the product instead.
 constexpr int64_t TABLE_BUDGET = 1 << 22;
@@ -108,7 +116,7 @@ constexpr double FREE_SHARE = 0.8;
 template <typename T, bool Table>
 int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
              std::vector<MgkJob>& jobs, const ggc_mk_program* dnode, const ggc_mk_program* dedge, MgkParams<T> prm,
-             int max_blocks, std::vector<MgkResult>& out, std::vector<int>& bad, Arena& ar, cudaStream_t st,
+             int max_blocks, int64_t mem_limit, std::vector<MgkResult>& out, std::vector<int>& bad, Arena& ar, cudaStream_t st,
              ggc_stats* stats, char* err, size_t errlen) {
     if (jobs.empty()) return GGC_OK;
     int dev;
@@ -134,8 +142,9 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     size_t free_b = 0, total_b = 0;
     CK(cudaMemGetInfo(&free_b, &total_b));
     const int64_t fixed = (int64_t)nj * (int64_t)(sizeof(MgkJob) + sizeof(MgkResult) + sizeof(int)) + 64;
-    const int64_t budget =
-        std::min<int64_t>(CHUNK_BYTES, (int64_t)(FREE_SHARE * (double)free_b) - fixed) / (int64_t)sizeof(T);
+    int64_t avail = (int64_t)(FREE_SHARE * (double)free_b) - fixed;
+    if (mem_limit > 0) avail = std::min<int64_t>(avail, mem_limit - graph_bytes<T>(hx) - graph_bytes<T>(hy) - fixed);
+    const int64_t budget = std::min<int64_t>(CHUNK_BYTES, avail) / (int64_t)sizeof(T);
     if (largest > budget) {
         char a[96];
         snprintf(a, sizeof a, "%.3g GB", double(largest) * sizeof(T) / 1e9);
@@ -218,7 +227,8 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
             const int64_t na = desc(*X, i, GGC_DESC_N), nb = desc(*Y, j, GGC_DESC_N);
             const double cost = double(desc(*X, i, GGC_DESC_NNZ) + na) * double(desc(*Y, j, GGC_DESC_NNZ) + nb);
             const int64_t ncls = desc(*X, i, GGC_DESC_NCLASS) * desc(*Y, j, GGC_DESC_NCLASS);
-            (ncls <= TABLE_BUDGET ? tj : ej).push_back({cost, MgkJob{i, j, 0, 0}});
+            const bool table = ncls <= TABLE_BUDGET && !(o->flags & GGC_FLAG_NO_TABLE);
+            (table ? tj : ej).push_back({cost, MgkJob{i, j, 0, 0}});
         }
     auto order = [](std::vector<std::pair<double, MgkJob>>& v) {
         std::stable_sort(v.begin(), v.end(), [](const std::pair<double, MgkJob>& a, const std::pair<double, MgkJob>& b) {
@@ -230,6 +240,18 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     };
     std::vector<MgkJob> tjobs = order(tj), ejobs = order(ej);
 
+    if (o->mem_limit > 0) {
+        // Simulated exhaustion (tests): the graphs and the largest pair must
+        // fit in mem_limit.
+        int64_t need = graph_bytes<T>(*X) + (sym ? 0 : graph_bytes<T>(*Y)), largest = 0;
+        for (auto* v : {&tj, &ej})
+            for (auto& pj : *v)
+                largest = std::max(largest, 7 * desc(*X, pj.second.i, GGC_DESC_N) * desc(*Y, pj.second.j, GGC_DESC_N));
+        if (need + largest * (int64_t)sizeof(T) > o->mem_limit) {
+            say(err, errlen, "device memory exhausted (mem_limit)");
+            return GGC_ERR_OOM;
+        }
+    }
     CK(cudaSetDevice(o->device));
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -270,10 +292,10 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     prm.max_iter = o->max_iter;
     std::vector<MgkResult> tres, eres;
     std::vector<int> tbad, ebad;
-    int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, tres, tbad, ar, st, stats, err,
+    int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, tres, tbad, ar, st, stats, err,
                                errlen);
     if (rc != GGC_OK) return rc;
-    rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, eres, ebad, ar, st, stats, err,
+    rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, eres, ebad, ar, st, stats, err,
                             errlen);
     if (rc != GGC_OK) return rc;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad) {
