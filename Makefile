@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-python venv install install-test dev
+.PHONY: demo test test-go test-python venv install install-test dev cuda test-cuda-host
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,3 +38,15 @@ test: test-go test-python
 # In-place build for development: edit Go or Python, rerun this, then pytest.
 dev: venv
 	$(PY) -m pip install -q -e ".[test]"
+
+# CUDA backend (cuda/README.md). `make cuda` builds cuda/build/libggcuda.so,
+# pip-installing nvcc into .cuda-toolkit/ when none is found; no GPU needed.
+# `make test-cuda-host` then runs everything about it that needs no GPU.
+cuda:
+	$(PYTHON) cuda/build.py --install-toolkit
+
+test-cuda-host: cuda
+	go vet ./cuda/... && go vet -tags cuda ./cuda/...
+	go test ./cuda/...
+	go test -tags cuda ./cuda/...
+	$(PYTHON) -m unittest discover -s cuda -p test_build.py

@@ -76,6 +76,7 @@ type library struct {
 var (
 	testFlags    int32
 	testMemLimit int64
+	testBlocks   int32
 )
 
 // resetLibrary forgets the loaded library (tests).
@@ -360,7 +361,8 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 		cy = c.c
 	}
 	copt := C.ggc_mgk_options{q: C.double(g.o.Q), tol: C.double(g.o.Tol), lmin: C.int32_t(g.o.Lmin), max_iter: C.int32_t(g.o.MaxIter),
-		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit)}
+		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit),
+		blocks: C.int32_t(testBlocks)}
 	if symmetric {
 		copt.symmetric = 1
 	}
