@@ -7,8 +7,8 @@
 package hostref
 
 // #cgo CFLAGS: -I${SRCDIR}/../include
-// #cgo CXXFLAGS: -std=c++17 -O2 -Wall -Wextra -Werror -I${SRCDIR}/../include
-// #cgo LDFLAGS: -lstdc++ -lm
+// #cgo CXXFLAGS: -std=c++20 -O2 -pthread -Wall -Wextra -Werror -I${SRCDIR}/../include
+// #cgo LDFLAGS: -lstdc++ -lm -pthread
 // #include <stdlib.h>
 // #include "hostref.h"
 import "C"
@@ -119,8 +119,18 @@ func cbool(b bool) C.int {
 
 // Options mirrors ggc_mgk_options.
 type Options struct {
-	Q, Tol                                              float64
-	Lmin, MaxIter, Symmetric, Precision, Device, Blocks int32
+	Q, Tol                                                          float64
+	Lmin, MaxIter, Symmetric, Precision, Device, Blocks, Flags, Pad int32
+	MemLimit                                                        int64
+}
+
+// Sizes returns the sizes of the Go mirrors of the C API's structs and of the
+// structs themselves: Program, ggc_mk_program, Options, ggc_mgk_options,
+// Instr, ggc_mk_instr.
+func Sizes() [6]uintptr {
+	return [6]uintptr{unsafe.Sizeof(layout.Program{}), unsafe.Sizeof(C.ggc_mk_program{}),
+		unsafe.Sizeof(Options{}), unsafe.Sizeof(C.ggc_mgk_options{}),
+		unsafe.Sizeof(layout.Instr{}), unsafe.Sizeof(C.ggc_mk_instr{})}
 }
 
 // Gram runs the host twin of the device solver: out[i*ny+j] = K(X[i], Y[j]),
@@ -148,6 +158,32 @@ func Gram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, table bo
 	out = nonEmpty(out)
 	rc := C.hr_mgk_gram(cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
 		(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), cbool(table), (*C.double)(&out[:1][0]), pi, pr, &errbuf[0], C.size_t(len(errbuf)))
+	if rc != 0 {
+		return errors.New(C.GoString(&errbuf[0]))
+	}
+	return nil
+}
+
+// EmuGram runs the CUDA library's device kernels (src/mgk.cuh) on host
+// threads, one std::thread per CUDA thread (emu.h), with chunks of at most
+// chunkWords of work space and opt.Blocks persistent blocks (0: 3).
+func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out []float64, iters []int32) error {
+	cx := newCGraphs(X)
+	defer cx.free()
+	var cy *C.ggc_graphs
+	if Y != nil {
+		g := newCGraphs(Y)
+		defer g.free()
+		cy = g.c
+	}
+	var errbuf [256]C.char
+	var pi *C.int32_t
+	if len(iters) > 0 {
+		pi = (*C.int32_t)(&iters[0])
+	}
+	out = nonEmpty(out)
+	rc := C.hr_emu_gram(cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+		(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), pi, &errbuf[0], C.size_t(len(errbuf)))
 	if rc != 0 {
 		return errors.New(C.GoString(&errbuf[0]))
 	}

@@ -23,6 +23,11 @@ int hr_mulw(const ggc_graphs* A, int ga, const ggc_graphs* B, int gb, const ggc_
 int hr_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
                 const ggc_mgk_options* opt, int table, double* out, int32_t* iters, double* resid, char* err,
                 size_t errlen);
+/* hr_emu_gram runs the library's device kernels on host threads (emu.h), in
+ * chunks of at most chunk_words of work space. */
+int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
+                const ggc_mgk_options* opt, int64_t chunk_words, double* out, int32_t* iters, char* err,
+                size_t errlen);
 #ifdef __cplusplus
 }
 #endif

@@ -86,6 +86,16 @@ func TestMkEvalAgainstGo(t *testing.T) {
 	}
 }
 
+// TestABISizes: the Go mirrors of the C structs have the C sizes.
+func TestABISizes(t *testing.T) {
+	s := Sizes()
+	for k := 0; k < 6; k += 2 {
+		if s[k] != s[k+1] {
+			t.Errorf("struct %d: Go %d bytes, C %d", k/2, s[k], s[k+1])
+		}
+	}
+}
+
 func TestCompileRefuses(t *testing.T) {
 	// Deeper than the register stack: a sum of products of sums ...
 	deep := `{"kind":"constant","c":1}`

@@ -6,7 +6,10 @@
 // tile row I' of B) and sweeps the tile pairs of those rows with the dense or
 // the sparse primitive of gg/tile.h, staging the input block in shared memory.
 #pragma once
+#if defined(__CUDACC__)
 #include <cuda_runtime.h>
+#endif
+#include <stdint.h>
 
 #include "gg/mk.h"
 #include "gg/pair.h"
@@ -14,11 +17,19 @@
 
 namespace gg {
 
-constexpr int MGK_THREADS = 256;
+// Threads of a solver block. The host emulation (cuda/hostref/emu.h) builds the
+// kernels with fewer.
+#ifndef GG_MGK_THREADS
+#define GG_MGK_THREADS 256
+#endif
+constexpr int MGK_THREADS = GG_MGK_THREADS;
 constexpr int MGK_WARPS = MGK_THREADS / 32;
 // Two blocks per SM: at most 128 registers a thread.
 constexpr int MGK_MIN_BLOCKS = 2;
-constexpr int PREP_THREADS = 256;
+#ifndef GG_PREP_THREADS
+#define GG_PREP_THREADS 256
+#endif
+constexpr int PREP_THREADS = GG_PREP_THREADS;
 
 // DevGraphs is a graph list resident on the device: the integer arrays of
 // ggc_graphs (device pointers) and the value arrays in precision T.
@@ -115,7 +126,7 @@ __device__ T mulw_block(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T
                 if (na * nb >= DENSE_MIN_PAIRS) {
                     // One inlined copy of the primitive for both entries keeps
                     // the register count down.
-#pragma unroll 1
+GG_NO_UNROLL
                     for (int h = 0; h < 2; h++) {
                         const T v = dense_entry<T>(a, A.nz_w, b, B.nz_w, ke, sx, (lane >> 3) + 4 * h, lane & 7);
                         if (h == 0)

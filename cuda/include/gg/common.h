@@ -15,8 +15,10 @@
 // counts on its own and would warn about the pragma.
 #if defined(__CUDA_ARCH__)
 #define GG_UNROLL _Pragma("unroll")
+#define GG_NO_UNROLL _Pragma("unroll 1")
 #else
 #define GG_UNROLL
+#define GG_NO_UNROLL
 #endif
 
 namespace gg {
