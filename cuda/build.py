@@ -153,9 +153,11 @@ def parse_ptxas(log):
 
 
 def is_matvec_kernel(name):
-    """The kernels whose product mat-vec must not spill: the solver on the κe
-    class table (the path every pair with fewer than 4M class pairs takes)."""
-    return "mgk_solve<" in name and name.rstrip().endswith("true>")
+    """The kernels whose inner loops must not spill: the marginalized solver on
+    the κe class table (its product mat-vec; the path every pair with at most
+    4M edge-class pairs takes) and the shortest-path walk stage."""
+    name = name.strip()
+    return ("mgk_solve<" in name and name.endswith("true>")) or name.endswith("sp_walk")
 
 
 def check_resources(recs):

@@ -4,6 +4,7 @@
 // mgk_solve blocks per chunk.
 #define GG_MGK_THREADS 64
 #define GG_PREP_THREADS 32
+#define GG_SP_THREADS 64
 #include "emu.h"
 // emu.h first: the kernels' CUDA keywords must be defined before they are read.
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdio>
 
 #include "../src/mgk.cuh"
+#include "../src/sp.cuh"
 #include "hostref.h"
 
 using namespace gg;
@@ -136,4 +138,45 @@ extern "C" int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_m
                            int32_t* iters, char* err, size_t errlen) {
     if (opt->precision == 32) return gram<float>(X, Y, node, edge, opt, chunk_words, out, iters, err, errlen);
     return gram<double>(X, Y, node, edge, opt, chunk_words, out, iters, err, errlen);
+}
+
+extern "C" int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
+                         const ggc_mk_program* length, const double* lengths, int L, const int32_t* pairs,
+                         int64_t npairs, int blocks, int64_t chunk_words, double* out) {
+    if (!Y) Y = X;
+    std::vector<double> ltab((size_t)L * L + 1, NAN);
+    emu::launch(2, SP_THREADS, [&] { sp_length_table(length, lengths, L, ltab.data()); });
+    std::vector<std::pair<double, SpJob>> order;
+    for (int64_t k = 0; k < npairs; k++) {
+        const int i = pairs[2 * k], j = pairs[2 * k + 1];
+        const double c = double(X->sp_off[i + 1] - X->sp_off[i]) * double(Y->sp_off[j + 1] - Y->sp_off[j]);
+        order.push_back({c, SpJob{i, j, 0, k}});
+    }
+    std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    std::vector<SpJob> jobs;
+    for (auto& p : order) jobs.push_back(p.second);
+    std::vector<double> work((size_t)chunk_words + 1);
+    std::fill(out, out + npairs, NAN);
+    for (size_t k0 = 0; k0 < jobs.size();) {
+        size_t k1 = k0;
+        int64_t off = 0;
+        while (k1 < jobs.size()) {
+            const int64_t w = (X->node_off[jobs[k1].i + 1] - X->node_off[jobs[k1].i]) *
+                              (Y->node_off[jobs[k1].j + 1] - Y->node_off[jobs[k1].j]);
+            if (off + w > chunk_words) break;
+            jobs[k1].kv = off;
+            off += w;
+            k1++;
+        }
+        if (k1 == k0) return GGC_ERR_OOM;
+        std::fill(work.begin(), work.end(), NAN);
+        const int n = (int)(k1 - k0);
+        SpJob* jb = jobs.data() + k0;
+        emu::launch(n, SP_THREADS, [&] { sp_vertex(*X, *Y, jb, node, work.data()); });
+        int counter = 0;
+        emu::launch(std::min(blocks, n), SP_THREADS,
+                    [&] { sp_walk(*X, *Y, jb, n, &counter, ltab.data(), L, work.data(), out); });
+        k0 = k1;
+    }
+    return GGC_OK;
 }

@@ -189,3 +189,45 @@ func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunk
 	}
 	return nil
 }
+
+type cSPGraphs struct {
+	c      *C.ggc_sp_graphs
+	pinner runtime.Pinner
+}
+
+func newCSPGraphs(L *layout.SPGraphs) *cSPGraphs {
+	g := &cSPGraphs{c: (*C.ggc_sp_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_graphs{}))))}
+	c, p := g.c, &g.pinner
+	c.num_graphs, c.node_cols = C.int32_t(L.NumGraphs), C.int32_t(L.NodeCols)
+	c.total_nodes, c.total_sp = C.int64_t(L.TotalNodes), C.int64_t(L.TotalSP)
+	c.node_off = (*C.int64_t)(first(p, L.NodeOff))
+	c.sp_off = (*C.int64_t)(first(p, L.SPOff))
+	c.sp_u = (*C.int32_t)(first(p, L.U))
+	c.sp_v = (*C.int32_t)(first(p, L.V))
+	c.sp_len = (*C.int32_t)(first(p, L.Len))
+	c.node_feat = (*C.double)(first(p, L.NodeFeat))
+	return g
+}
+
+func (g *cSPGraphs) free() {
+	g.pinner.Unpin()
+	C.free(unsafe.Pointer(g.c))
+}
+
+// EmuSP runs the shortest-path kernels (src/sp.cuh) on host threads for the
+// pairs (pairs[2k], pairs[2k+1]) of X × Y (Y nil: X).
+func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float64, pairs []int32, blocks int, chunkWords int64) []float64 {
+	cx := newCSPGraphs(X)
+	defer cx.free()
+	cy := cx
+	if Y != nil {
+		cy = newCSPGraphs(Y)
+		defer cy.free()
+	}
+	out := make([]float64, max(len(pairs)/2, 1))
+	pairs, lengths = nonEmpty(pairs), nonEmpty(lengths)
+	C.hr_emu_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
+		(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
+		C.int(blocks), C.int64_t(chunkWords), (*C.double)(&out[0]))
+	return out[:len(pairs)/2]
+}

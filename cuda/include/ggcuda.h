@@ -144,6 +144,39 @@ GGC_API int ggc_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_
                  const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out,
                  int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen);
 
+/* Shortest-path graphs (FCSP): per graph its nodes' feature rows and its
+ * shortest-path edges, each unordered pair of distinct connected nodes u < v
+ * once, with a length id into a table of distinct lengths shared by X and Y. */
+typedef struct {
+    int32_t num_graphs;
+    int32_t node_cols;
+    int64_t total_nodes, total_sp;
+    const int64_t* node_off;  /* num_graphs+1 */
+    const int64_t* sp_off;    /* num_graphs+1 */
+    const int32_t* sp_u;      /* per SP edge, nodes local to the graph */
+    const int32_t* sp_v;
+    const int32_t* sp_len;    /* per SP edge: length id */
+    const double* node_feat;  /* per node: feature row (node_cols) */
+} ggc_sp_graphs;
+
+typedef struct {
+    int32_t device;
+    int32_t blocks;     /* persistent blocks; 0 = as many as fit */
+    int32_t num_lengths; /* distinct lengths */
+    int32_t pad;
+    const double* lengths; /* num_lengths distinct lengths; κlength is evaluated on them once */
+    int64_t mem_limit;     /* as in ggc_mgk_options */
+} ggc_sp_options;
+
+/* ggc_sp_pairs computes out[k] = K(X[pairs[2k]], Y[pairs[2k+1]]) for the
+ * shortest-path kernel: Σ over ordered SP-edge pairs of
+ * κnode(u,u')·κlength(d,d')·κnode(v,v') (GraKeL's convention, as
+ * gokernel/spkernel). node and length are base-kernel programs (a length is a
+ * one-column row); Y == NULL means X. Float64 only. */
+GGC_API int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
+                         const ggc_mk_program* length, const ggc_sp_options* opt, const int32_t* pairs,
+                         int64_t npairs, double* out, ggc_stats* stats, char* err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 
 #include "ggcuda.h"
 #include "mgk.cuh"
+#include "sp.cuh"
 
 using namespace gg;
 
@@ -369,4 +370,172 @@ extern "C" int ggc_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_
         return GGC_ERR_ARG;
     }
     return mgk_gram<double>(X, Y, node, edge, opt, out, iters, resid, stats, err, errlen);
+}
+
+namespace {
+
+cudaError_t upload_sp(Arena& ar, const ggc_sp_graphs& h, ggc_sp_graphs* d, cudaStream_t st) {
+    *d = h;
+    cudaError_t e;
+    if ((e = upload(ar, &d->node_off, h.node_off, (int64_t)h.num_graphs + 1, st))) return e;
+    if ((e = upload(ar, &d->sp_off, h.sp_off, (int64_t)h.num_graphs + 1, st))) return e;
+    if ((e = upload(ar, &d->sp_u, h.sp_u, h.total_sp, st))) return e;
+    if ((e = upload(ar, &d->sp_v, h.sp_v, h.total_sp, st))) return e;
+    if ((e = upload(ar, &d->sp_len, h.sp_len, h.total_sp, st))) return e;
+    return upload(ar, &d->node_feat, h.node_feat, h.total_nodes * h.node_cols, st);
+}
+
+int64_t sp_bytes(const ggc_sp_graphs& g) {
+    return 16 * ((int64_t)g.num_graphs + 1) + 12 * g.total_sp + 8 * g.total_nodes * g.node_cols;
+}
+
+// Length tables larger than this (entries) are not built: such calls use the CPU.
+constexpr int64_t SP_LENGTH_TABLE_MAX = int64_t(1) << 24;
+
+}  // namespace
+
+extern "C" int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
+                            const ggc_mk_program* length, const ggc_sp_options* o, const int32_t* pairs,
+                            int64_t npairs, double* out, ggc_stats* stats, char* err, size_t errlen) {
+    if (!X || !node || !length || !o || (!pairs && npairs) || (!out && npairs)) {
+        say(err, errlen, "ggc_sp_pairs: a required argument is NULL");
+        return GGC_ERR_ARG;
+    }
+    if (!Y) Y = X;
+    const int L = o->num_lengths;
+    if ((int64_t)L * L > SP_LENGTH_TABLE_MAX) {
+        say(err, errlen, "ggc_sp_pairs: too many distinct path lengths for the length-kernel table");
+        return GGC_ERR_UNSUPPORTED;
+    }
+    if (stats) memset(stats, 0, sizeof(*stats));
+    if (npairs == 0) return GGC_OK;
+    std::vector<std::pair<double, SpJob>> order;
+    int64_t largest = 0;
+    for (int64_t k = 0; k < npairs; k++) {
+        const int i = pairs[2 * k], j = pairs[2 * k + 1];
+        if (i < 0 || i >= X->num_graphs || j < 0 || j >= Y->num_graphs) {
+            say(err, errlen, "ggc_sp_pairs: pair index out of range");
+            return GGC_ERR_ARG;
+        }
+        const int64_t ma = X->sp_off[i + 1] - X->sp_off[i], mb = Y->sp_off[j + 1] - Y->sp_off[j];
+        const int64_t na = X->node_off[i + 1] - X->node_off[i], nb = Y->node_off[j + 1] - Y->node_off[j];
+        largest = std::max(largest, na * nb);
+        order.push_back({double(ma) * double(mb) + double(na * nb), SpJob{i, j, 0, k}});
+    }
+    std::stable_sort(order.begin(), order.end(), [](const std::pair<double, SpJob>& a, const std::pair<double, SpJob>& b) {
+        return a.first > b.first;
+    });
+    std::vector<SpJob> jobs;
+    for (auto& p : order) jobs.push_back(p.second);
+    const bool same = Y == X;
+    if (o->mem_limit > 0 &&
+        sp_bytes(*X) + (same ? 0 : sp_bytes(*Y)) + 8 * ((int64_t)L * L + largest) > o->mem_limit) {
+        say(err, errlen, "device memory exhausted (mem_limit)");
+        return GGC_ERR_OOM;
+    }
+    CK(cudaSetDevice(o->device));
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    struct StreamGuard {
+        cudaStream_t s;
+        ~StreamGuard() { cudaStreamDestroy(s); }
+    } guard{st};
+    Arena ar;
+    cudaEvent_t ev[4];
+    for (auto& e : ev) CK(cudaEventCreate(&e));
+    struct EventGuard {
+        cudaEvent_t* e;
+        ~EventGuard() {
+            for (int k = 0; k < 4; k++) cudaEventDestroy(e[k]);
+        }
+    } eguard{ev};
+    CK(cudaEventRecord(ev[0], st));
+    ggc_sp_graphs dx, dy;
+    CK(upload_sp(ar, *X, &dx, st));
+    if (same)
+        dy = dx;
+    else
+        CK(upload_sp(ar, *Y, &dy, st));
+    const ggc_mk_program *dnode, *dlen;
+    const double* dlengths;
+    CK(upload(ar, &dnode, node, 1, st));
+    CK(upload(ar, &dlen, length, 1, st));
+    CK(upload(ar, &dlengths, o->lengths, L, st));
+    CK(cudaEventRecord(ev[1], st));
+    double* ltab;
+    CK(ar.alloc((void**)&ltab, sizeof(double) * (size_t)std::max<int64_t>((int64_t)L * L, 1)));
+    if (L > 0) {
+        sp_length_table<<<(unsigned)std::min<int64_t>(((int64_t)L * L + SP_THREADS - 1) / SP_THREADS, 1024), SP_THREADS, 0,
+                          st>>>(dlen, dlengths, L, ltab);
+        CK(cudaGetLastError());
+    }
+    // Work space: the node-kernel matrices of a chunk of pairs.
+    size_t free_b = 0, total_b = 0;
+    CK(cudaMemGetInfo(&free_b, &total_b));
+    int64_t avail = (int64_t)(FREE_SHARE * (double)free_b) - npairs * (int64_t)(sizeof(SpJob) + 8) - 64;
+    if (o->mem_limit > 0) avail = std::min<int64_t>(avail, o->mem_limit - sp_bytes(*X) - sp_bytes(*Y) - 8 * (int64_t)L * L);
+    const int64_t cap = std::min<int64_t>(CHUNK_BYTES, avail) / 8;
+    if (largest > cap) {
+        say(err, errlen, "device memory exhausted: one pair's node-kernel matrix does not fit");
+        return GGC_ERR_OOM;
+    }
+    int64_t total = 0;
+    for (auto& j : jobs) total += (int64_t)(X->node_off[j.i + 1] - X->node_off[j.i]) * (Y->node_off[j.j + 1] - Y->node_off[j.j]);
+    double* work;
+    SpJob* djobs;
+    double* dout;
+    int* counter;
+    CK(ar.alloc((void**)&work, 8 * (size_t)std::max<int64_t>(std::min(total, cap), 1)));
+    CK(ar.alloc((void**)&djobs, sizeof(SpJob) * jobs.size()));
+    CK(ar.alloc((void**)&dout, sizeof(double) * (size_t)npairs));
+    CK(ar.alloc((void**)&counter, sizeof(int)));
+    int dev;
+    CK(cudaGetDevice(&dev));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sp_walk, SP_THREADS, 0));
+    int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+    if (o->blocks > 0) max_grid = std::min<int64_t>(max_grid, o->blocks);
+    int64_t grid_used = 0;
+    const size_t nj = jobs.size();
+    for (size_t k0 = 0; k0 < nj;) {
+        size_t k1 = k0;
+        int64_t off = 0;
+        while (k1 < nj) {
+            const int64_t w = (int64_t)(X->node_off[jobs[k1].i + 1] - X->node_off[jobs[k1].i]) *
+                              (Y->node_off[jobs[k1].j + 1] - Y->node_off[jobs[k1].j]);
+            if (off + w > cap) break;
+            jobs[k1].kv = off;
+            off += w;
+            k1++;
+        }
+        const int n = (int)(k1 - k0);
+        CK(cudaMemcpyAsync(djobs + k0, jobs.data() + k0, sizeof(SpJob) * n, cudaMemcpyHostToDevice, st));
+        sp_vertex<<<n, SP_THREADS, 0, st>>>(dx, dy, djobs + k0, dnode, work);
+        CK(cudaGetLastError());
+        CK(cudaMemsetAsync(counter, 0, sizeof(int), st));
+        const int64_t grid = std::min<int64_t>(max_grid, n);
+        grid_used = std::max(grid_used, grid);
+        sp_walk<<<(unsigned)grid, SP_THREADS, 0, st>>>(dx, dy, djobs + k0, n, counter, ltab, L, work, dout);
+        CK(cudaGetLastError());
+        k0 = k1;
+    }
+    CK(cudaEventRecord(ev[2], st));
+    CK(cudaMemcpyAsync(out, dout, sizeof(double) * (size_t)npairs, cudaMemcpyDeviceToHost, st));
+    CK(cudaEventRecord(ev[3], st));
+    CK(cudaStreamSynchronize(st));
+    if (stats) {
+        float ms;
+        CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+        stats->upload_ms = ms;
+        CK(cudaEventElapsedTime(&ms, ev[1], ev[2]));
+        stats->solve_ms = ms;
+        CK(cudaEventElapsedTime(&ms, ev[2], ev[3]));
+        stats->download_ms = ms;
+        stats->blocks = (int32_t)grid_used;
+        stats->threads = SP_THREADS;
+        stats->scratch_bytes = 8 * std::min(total, cap);
+    }
+    return GGC_OK;
 }
