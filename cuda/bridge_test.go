@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/cuda/internal/testgraphs"
+	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
 
 // builtLibrary returns the libggcuda.so built by build.py ($GGCUDA_TEST_LIB,
@@ -60,5 +61,9 @@ func TestLibraryWithoutDevice(t *testing.T) {
 	_, err := MarginalizedGram(gs, nil, nil, nil, true, validOptions(), 0, Float64, make([]float64, len(gs)*len(gs)))
 	if !errors.Is(err, ErrNoDevice) {
 		t.Errorf("MarginalizedGram: %v, want ErrNoDevice", err)
+	}
+	err = ShortestPathGram(gs, nil, true, spkernel.Options{WeightCol: spkernel.HopCounts}, 0, SPHybrid{}, make([]float64, len(gs)*len(gs)), nil)
+	if !errors.Is(err, ErrNoDevice) {
+		t.Errorf("ShortestPathGram: %v, want ErrNoDevice", err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
 
 // Precision selects the device arithmetic.
@@ -200,4 +201,67 @@ func sameStarts(a, b [][]float64) bool {
 		}
 	}
 	return true
+}
+
+// DefaultCPUWork is the SP-edge-pair count |SP(G)|·|SP(G')| below which
+// ShortestPathGram leaves a pair to the CPU workers (both graphs small: such
+// pairs cost less than their share of a kernel launch and of the transfers).
+// It is a first guess, not a measurement: no GPU has run this code yet.
+const DefaultCPUWork = 1 << 14
+
+// SPHybrid configures ShortestPathGram's hybrid scheduling.
+type SPHybrid struct {
+	// CPUWork: pairs of graphs whose SP-edge counts are both below
+	// √CPUWork go to gokernel/spkernel on the CPU (opt.NJobs workers) while
+	// the GPU does all the others, at the same time. 0 means
+	// DefaultCPUWork; negative sends every pair to the GPU.
+	CPUWork int64
+}
+
+// spPrograms compiles the node and length kernels of the shortest-path
+// kernel: nil node kernel → constant 1, nil length kernel → exact match.
+func spPrograms(opt spkernel.Options) (node, length layout.Program, err error) {
+	nk, lk := opt.NodeKernel, opt.LengthKernel
+	if nk == nil {
+		nk = &microkernel.Constant{C: 1}
+	}
+	if lk == nil {
+		lk = &microkernel.KroneckerDelta{H: 0, Col: 0, Width: 1}
+	}
+	if node, err = layout.Compile(nk); err != nil {
+		return node, length, fmt.Errorf("node kernel: %w", err)
+	}
+	if length, err = layout.Compile(lk); err != nil {
+		return node, length, fmt.Errorf("length kernel: %w", err)
+	}
+	return
+}
+
+// spCheck validates a ShortestPathGram call as spkernel does and returns the
+// node feature stride.
+func spCheck(X, Y []*graph.Graph, opt spkernel.Options, out []float64) (int, error) {
+	if len(out) != len(X)*len(Y) {
+		return 0, fmt.Errorf("output has %d entries for a %d×%d Gram matrix", len(out), len(X), len(Y))
+	}
+	nc := 1
+	if opt.NodeKernel != nil {
+		nc = max(1, microkernel.MaxCol(opt.NodeKernel))
+		for _, l := range [][]*graph.Graph{X, Y} {
+			for i, g := range l {
+				if g == nil {
+					return 0, fmt.Errorf("graph %d is nil", i)
+				}
+				if g.NodeCols < microkernel.MaxCol(opt.NodeKernel) {
+					return 0, fmt.Errorf("graph %d: the node kernel reads feature column %d but the graph has %d node feature columns", i, nc-1, g.NodeCols)
+				}
+			}
+		}
+	}
+	if opt.LengthKernel != nil && microkernel.MaxCol(opt.LengthKernel) > 1 {
+		return 0, fmt.Errorf("the length kernel reads column %d, but a length is a single column 0", microkernel.MaxCol(opt.LengthKernel)-1)
+	}
+	if opt.WeightCol < spkernel.GraphWeight {
+		return 0, fmt.Errorf("weight column %d: use HopCounts (-1), GraphWeight (-2) or an edge feature column", opt.WeightCol)
+	}
+	return nc, nil
 }

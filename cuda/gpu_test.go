@@ -17,6 +17,7 @@ import (
 	"github.com/graphgram/graphgram/cuda/internal/testgraphs"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
+	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
 
 // requireGPU loads the built library and skips unless a device is usable.
@@ -235,5 +236,111 @@ func TestGPUTimings(t *testing.T) {
 					set.name, ks.Name, prec, cpu.Round(time.Millisecond), wall.Round(time.Millisecond), st.UploadMS, st.SolveMS, st.DownloadMS, st.Blocks, worst)
 			}
 		}
+	}
+}
+
+// TestGPUShortestPath: the shortest-path kernel on the device (all pairs on the
+// GPU, the default hybrid split, and all on the CPU) against gokernel/spkernel,
+// with a memory limit that forces chunks and splitting.
+func TestGPUShortestPath(t *testing.T) {
+	requireGPU(t)
+	defer func() { testMemLimit = 0 }()
+	X, Y := suiteGraphs()
+	rng := rand.New(rand.NewPCG(51, 52))
+	X = append(X, testgraphs.Random(rng, 60, 90, false), testgraphs.Random(rng, 200, 300, false))
+	nks := []string{"", `{"kind":"kronecker_delta","h":0,"col":0}`, `{"kind":"product","terms":[{"kind":"kronecker_delta","h":0.3,"col":1},{"kind":"square_exponential","length_scale":1.2,"col":2}]}`}
+	lks := []string{"", `{"kind":"square_exponential","length_scale":0.7,"col":0}`}
+	for ni, nk := range nks {
+		for li, lk := range lks {
+			for _, wc := range []int{spkernel.HopCounts, spkernel.GraphWeight} {
+				for _, sym := range []bool{true, false} {
+					for _, work := range []int64{-1, 0, 1 << 40} {
+						t.Run(fmt.Sprintf("node%d/len%d/w%d/sym=%v/cpuwork=%d", ni, li, wc, sym, work), func(t *testing.T) {
+							opt := spkernel.Options{WeightCol: wc}
+							if nk != "" {
+								opt.NodeKernel = testgraphs.Parse(nk)
+							}
+							if lk != "" {
+								opt.LengthKernel = testgraphs.Parse(lk)
+							}
+							ys := Y
+							if sym {
+								ys = X
+							}
+							want := make([]float64, len(X)*len(ys))
+							if err := spkernel.Gram(X, ys, sym, opt, want); err != nil {
+								t.Fatal(err)
+							}
+							got := make([]float64, len(want))
+							var st Stats
+							if err := ShortestPathGram(X, ys, sym, opt, 0, SPHybrid{CPUWork: work}, got, &st); err != nil {
+								t.Fatal(err)
+							}
+							for k := range want {
+								if relErr(got[k], want[k]) > 1e-12 {
+									t.Errorf("K[%d][%d] = %v, spkernel %v", k/len(ys), k%len(ys), got[k], want[k])
+								}
+							}
+							t.Logf("GPU: %d call(s), solve %.2f ms", st.Batches, st.SolveMS)
+						})
+					}
+				}
+			}
+		}
+	}
+	// Splitting under a memory limit.
+	testMemLimit = 400_000
+	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(nks[2]), LengthKernel: testgraphs.Parse(lks[1])}
+	want := make([]float64, len(X)*len(X))
+	if err := spkernel.Gram(X, nil, true, opt, want); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, len(want))
+	var st Stats
+	if err := ShortestPathGram(X, nil, true, opt, 0, SPHybrid{CPUWork: -1}, got, &st); err != nil {
+		t.Fatal(err)
+	}
+	for k := range want {
+		if relErr(got[k], want[k]) > 1e-12 {
+			t.Errorf("mem_limit: K[%d] = %v, spkernel %v", k, got[k], want[k])
+		}
+	}
+	t.Logf("mem_limit %d: %d GPU calls", testMemLimit, st.Batches)
+}
+
+// TestGPUShortestPathTimings logs the FCSP stages' time against the CPU.
+func TestGPUShortestPathTimings(t *testing.T) {
+	requireGPU(t)
+	if short {
+		t.Skip("timings are not taken under compute-sanitizer")
+	}
+	rng := rand.New(rand.NewPCG(61, 62))
+	var gs []*graph.Graph
+	for i := 0; i < 40; i++ {
+		n := 40 + rng.IntN(120)
+		gs = append(gs, testgraphs.Random(rng, n, 2*n, false))
+	}
+	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":2}`),
+		LengthKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":0}`)}
+	n := len(gs)
+	want := make([]float64, n*n)
+	t0 := time.Now()
+	if err := spkernel.Gram(gs, nil, true, opt, want); err != nil {
+		t.Fatal(err)
+	}
+	cpu := time.Since(t0)
+	for _, work := range []int64{-1, 0} {
+		got := make([]float64, n*n)
+		var st Stats
+		t1 := time.Now()
+		if err := ShortestPathGram(gs, nil, true, opt, 0, SPHybrid{CPUWork: work}, got, &st); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for k := range want {
+			worst = max(worst, relErr(got[k], want[k]))
+		}
+		t.Logf("SP, 40 graphs of 40-160 nodes, cpuwork=%d: CPU %v; hybrid wall %v (GPU upload %.2f ms, stages %.2f ms); worst rel err %.2g",
+			work, cpu.Round(time.Millisecond), time.Since(t1).Round(time.Millisecond), st.UploadMS, st.SolveMS, worst)
 	}
 }

@@ -5,6 +5,7 @@ package cuda
 import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
+	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
 
 // Built reports whether this binary was built with the cuda build tag.
@@ -32,4 +33,10 @@ func MarginalizedGram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric
 // and timings; without the cuda tag it returns ErrNotBuilt.
 func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
 	return nil, ErrNotBuilt
+}
+
+// ShortestPathGram computes the shortest-path kernel's Gram matrix on a
+// device; without the cuda tag it returns ErrNotBuilt.
+func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, hybrid SPHybrid, out []float64, stats *Stats) error {
+	return ErrNotBuilt
 }
