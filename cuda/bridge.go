@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"sync"
 	"unsafe"
 
@@ -276,6 +277,8 @@ type gramCall struct {
 	iters          []int32
 	ny             int
 	stats          *Stats
+	// diag asks the library for K(X[i], X[i]) only (GGC_FLAG_DIAG).
+	diag bool
 }
 
 func pick[T any](s []T, idx []int) []T {
@@ -366,6 +369,9 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	if symmetric {
 		copt.symmetric = 1
 	}
+	if g.diag {
+		copt.flags |= C.GGC_FLAG_DIAG
+	}
 	var st C.ggc_stats
 	var buf [512]C.char
 	var p runtime.Pinner
@@ -430,4 +436,49 @@ func newCGraphs(L *layout.Graphs) *cGraphs {
 func (g *cGraphs) free() {
 	g.pinner.Unpin()
 	C.free(unsafe.Pointer(g.c))
+}
+
+// MarginalizedDiag writes K(X[i], X[i]) to out[i] on CUDA device device, as
+// mgk.Diag does on the CPU.
+func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	if len(out) != len(X) {
+		return nil, fmt.Errorf("mgk: out has %d entries for %d graphs", len(out), len(X))
+	}
+	o, node, edge, nc, ec, err := prepare(X, nil, startX, nil, true, opt, prec, make([]float64, len(X)*len(X)))
+	if err != nil {
+		return nil, err
+	}
+	l, err := lib()
+	if err != nil {
+		return nil, err
+	}
+	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, diag: true}
+	var bad []mgk.Unconverged
+	// One graph list; on exhausted memory, halves of it.
+	var solve func(idx []int) error
+	solve = func(idx []int) error {
+		if len(idx) == 0 {
+			return nil
+		}
+		sub, it, res := make([]float64, len(idx)), make([]int32, len(idx)), make([]float64, len(idx))
+		err := g.call(pick(X, idx), nil, pick(startX, idx), nil, true, sub, it, res)
+		if errors.Is(err, ErrOutOfMemory) && len(idx) > 1 {
+			return errors.Join(solve(idx[:len(idx)/2]), solve(idx[len(idx)/2:]))
+		}
+		if err != nil {
+			return err
+		}
+		for k, i := range idx {
+			out[i] = sub[k]
+			if it[k] < 0 {
+				bad = append(bad, mgk.Unconverged{I: i, J: i, Iterations: int(-it[k]), Residual: res[k]})
+			}
+		}
+		return nil
+	}
+	if err := solve(seq(len(X))); err != nil {
+		return nil, err
+	}
+	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I })
+	return bad, nil
 }

@@ -344,3 +344,27 @@ func TestGPUShortestPathTimings(t *testing.T) {
 			work, cpu.Round(time.Millisecond), time.Since(t1).Round(time.Millisecond), st.UploadMS, st.SolveMS, worst)
 	}
 }
+
+// TestGPUDiag: K(X[i], X[i]) against mgk.Diag.
+func TestGPUDiag(t *testing.T) {
+	requireGPU(t)
+	X, _ := suiteGraphs()
+	sx := testgraphs.Starts(X, 7)
+	for _, ks := range testgraphs.KernelSets {
+		opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.05}
+		want := make([]float64, len(X))
+		if _, err := mgk.Diag(X, sx, opt, want); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, len(X))
+		bad, err := MarginalizedDiag(X, sx, opt, 0, Float64, got)
+		if err != nil || len(bad) > 0 {
+			t.Fatal(err, bad)
+		}
+		for i := range want {
+			if relErr(got[i], want[i]) > 1e-9 {
+				t.Errorf("%s: K[%d][%d] = %v, CPU %v", ks.Name, i, i, got[i], want[i])
+			}
+		}
+	}
+}

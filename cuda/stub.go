@@ -40,3 +40,9 @@ func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symm
 func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, hybrid SPHybrid, out []float64, stats *Stats) error {
 	return ErrNotBuilt
 }
+
+// MarginalizedDiag computes K(X[i], X[i]) on a device; without the cuda tag it
+// returns ErrNotBuilt.
+func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	return nil, ErrNotBuilt
+}

@@ -115,7 +115,8 @@ typedef struct {
 } ggc_mgk_options;
 
 enum {
-    GGC_FLAG_NO_TABLE = 1 /* evaluate κe inside the product for every pair */
+    GGC_FLAG_NO_TABLE = 1, /* evaluate κe inside the product for every pair (tests) */
+    GGC_FLAG_DIAG = 2      /* only K(X[i], X[i]) into out[i] (iters, resid likewise); Y is ignored */
 };
 
 /* Timings measured with CUDA events and sizes of one call. */

@@ -217,14 +217,15 @@ template <typename T>
 int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
              const ggc_mgk_options* o, double* out, int32_t* iters, double* resid, ggc_stats* stats, char* err,
              size_t errlen) {
-    const bool sym = o->symmetric || Y == nullptr;
+    const bool diag = o->flags & GGC_FLAG_DIAG;
+    const bool sym = o->symmetric || Y == nullptr || diag;
     if (sym) Y = X;
     const int nx = X->num_graphs, ny = Y->num_graphs;
     if (nx == 0 || ny == 0) return GGC_OK;
     // Jobs, split by whether the class table fits, largest first.
     std::vector<std::pair<double, MgkJob>> tj, ej;
     for (int i = 0; i < nx; i++)
-        for (int j = sym ? i : 0; j < ny; j++) {
+        for (int j = diag ? i : sym ? i : 0; j < (diag ? i + 1 : ny); j++) {
             const int64_t na = desc(*X, i, GGC_DESC_N), nb = desc(*Y, j, GGC_DESC_N);
             const double cost = double(desc(*X, i, GGC_DESC_NNZ) + na) * double(desc(*Y, j, GGC_DESC_NNZ) + nb);
             const int64_t ncls = desc(*X, i, GGC_DESC_NCLASS) * desc(*Y, j, GGC_DESC_NCLASS);
@@ -309,7 +310,7 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
                 return false;
             }
             for (int m = 0; m < (sym && jb.i != jb.j ? 2 : 1); m++) {
-                const int64_t at = m == 0 ? (int64_t)jb.i * ny + jb.j : (int64_t)jb.j * ny + jb.i;
+                const int64_t at = diag ? jb.i : m == 0 ? (int64_t)jb.i * ny + jb.j : (int64_t)jb.j * ny + jb.i;
                 out[at] = res[k].value;
                 if (iters) iters[at] = res[k].iters;
                 if (resid) resid[at] = res[k].residual;
