@@ -24,7 +24,7 @@ build() {
     python3 cuda/build.py --install-toolkit --out "$B"
     go test -c -tags cuda -o "$B/cuda.test" ./cuda
     if ! command -v compute-sanitizer >/dev/null && [ -z "$(find "$TK" -name compute-sanitizer -type f 2>/dev/null | head -1)" ]; then
-        python3 -m pip install -q --target "$TK" nvidia-cuda-sanitizer-api ||
+        python3 -m pip install -q --target "$TK/sanitizer" nvidia-cuda-sanitizer-api ||
             echo "compute-sanitizer not installed; run will skip the sanitizer runs"
     fi
 }
