@@ -191,6 +191,19 @@ func Available() (ok bool, why string) {
 	return true, fmt.Sprintf("%d CUDA device(s), first %s (sm_%d%d), library %s", len(ds), ds[0].Name, ds[0].Major, ds[0].Minor, LibraryPath())
 }
 
+// Check returns nil when CUDA device index device can be used, else an error
+// wrapping ErrNoLibrary or ErrNoDevice that says why (for device='cuda:N').
+func Check(device int) error {
+	ds, err := Devices()
+	if err != nil {
+		return err
+	}
+	if device < 0 || device >= len(ds) {
+		return fmt.Errorf("%w: device %d requested, %d present", ErrNoDevice, device, len(ds))
+	}
+	return nil
+}
+
 // Devices lists the CUDA devices, or says why there are none usable.
 func Devices() ([]Device, error) {
 	l, err := lib()

@@ -57,6 +57,9 @@ func TestLibraryWithoutDevice(t *testing.T) {
 		t.Errorf("Available() gave %q; want the CUDA error's name", why)
 	}
 	t.Logf("no device: %s", why)
+	if err := Check(0); !errors.Is(err, ErrNoDevice) {
+		t.Errorf("Check(0) = %v, want ErrNoDevice", err)
+	}
 	gs := testgraphs.EdgeCases(1)
 	_, err := MarginalizedGram(gs, nil, nil, nil, true, validOptions(), 0, Float64, make([]float64, len(gs)*len(gs)))
 	if !errors.Is(err, ErrNoDevice) {

@@ -20,6 +20,10 @@ func LibraryPath() string { return "" }
 // Available reports whether a CUDA device can be used, and why not.
 func Available() (bool, string) { return false, ErrNotBuilt.Error() }
 
+// Check says whether CUDA device index device can be used; without the cuda
+// tag it returns ErrNotBuilt.
+func Check(device int) error { return ErrNotBuilt }
+
 // Devices lists the CUDA devices.
 func Devices() ([]Device, error) { return nil, ErrNotBuilt }
 

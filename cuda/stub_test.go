@@ -13,6 +13,9 @@ func TestStubSaysNotBuilt(t *testing.T) {
 	if ok || !strings.Contains(why, "without CUDA") {
 		t.Errorf("Available() = %v, %q", ok, why)
 	}
+	if err := Check(0); !errors.Is(err, ErrNotBuilt) {
+		t.Errorf("Check: %v", err)
+	}
 	if _, err := Devices(); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("Devices: %v", err)
 	}
