@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-python venv install install-test dev cuda test-cuda-host
+.PHONY: demo test test-go test-python venv install install-test dev cuda test-cuda-host test-cuda-emu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -50,3 +50,9 @@ test-cuda-host: cuda
 	go test ./cuda/...
 	go test -tags cuda ./cuda/
 	$(PYTHON) -m unittest discover -s cuda -p test_build.py
+
+# The GPU suite against libggcuda_emu.so: the same C API and kernels built by
+# g++, kernels on host threads, CUDA runtime mocked (cuda/emu); small sizes.
+test-cuda-emu:
+	$(PYTHON) cuda/build.py --emulated --out cuda/build
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -tags cuda -run TestGPU ./cuda/

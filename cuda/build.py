@@ -221,6 +221,24 @@ def build(out_dir, archs=DEFAULT_ARCHS, check=True, verbose=False):
     return out, "Built %s with nvcc from %s for sm_%s + PTX compute_%s." % (out, where, ", sm_".join(archs), PTX_ARCH)
 
 
+def build_emulated(out_dir, cxx=None):
+    """Build libggcuda_emu.so with g++ alone: the same C API and kernels, run on
+    host threads with the CUDA runtime mocked (emu/), for running the GPU test
+    suite without a GPU. Returns (path or None, message)."""
+    cxx = cxx or os.environ.get("CXX") or "g++"
+    if not shutil.which(cxx.split()[0]):
+        return None, "emulated CUDA library not built: no C++ compiler (%s)." % cxx
+    os.makedirs(out_dir, exist_ok=True)
+    out = os.path.join(out_dir, "libggcuda_emu.so")
+    cmd = cxx.split() + ["-std=c++20", "-O2", "-fPIC", "-shared", "-pthread", "-Wall", "-Wextra", "-Werror",
+                         "-I", os.path.join(HERE, "include"), "-I", os.path.join(HERE, "src"),
+                         os.path.join(HERE, "emu", "emu_lib.cc"), "-o", out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, "emulated CUDA library not built: %s" % (r.stderr.strip().splitlines() or ["?"])[0]
+    return out, "Built %s (host emulation, no GPU)." % out
+
+
 def install_toolkit(target=os.path.join(LOCAL_TOOLKIT)):
     """pip-install the CUDA 13 compiler packages into target (about 130 MB of
     wheels); the toolkit root is then target/nvidia/cu13."""
@@ -236,7 +254,12 @@ def main(argv):
     ap.add_argument("--no-check", action="store_true")
     ap.add_argument("--install-toolkit", action="store_true", help="pip-install nvcc into .cuda-toolkit/ first")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--emulated", action="store_true", help="build libggcuda_emu.so with g++ only (tests)")
     a = ap.parse_args(argv)
+    if a.emulated:
+        path, msg = build_emulated(a.out)
+        print(msg)
+        return 0 if path else 1
     if a.install_toolkit and find_nvcc()[0] is None:
         install_toolkit()
     path, msg = build(a.out, tuple(x for x in a.arch.split(",") if x), check=not a.no_check, verbose=a.verbose)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/graphgram/graphgram/cuda/internal/testgraphs"
+	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
@@ -31,8 +32,19 @@ func requireGPU(t *testing.T) {
 	}
 }
 
-// short is set by gpu_suite.sh under compute-sanitizer, which is slow.
-var short = os.Getenv("GGCUDA_SANITIZE") != ""
+// short is set by gpu_suite.sh under compute-sanitizer, which is slow, and for
+// runs against the host-emulated library (GGCUDA_SHORT, make test-cuda-emu).
+var short = os.Getenv("GGCUDA_SANITIZE") != "" || os.Getenv("GGCUDA_SHORT") != ""
+
+// graphBytes is ggcuda.cu's graph_bytes<double>: the device memory of a list.
+func graphBytes(gs []*graph.Graph) int64 {
+	L, err := layout.Pack(gs, nil, testgraphs.Cols, testgraphs.Cols)
+	if err != nil {
+		panic(err)
+	}
+	return int64(L.NumGraphs)*64 + L.TotalTilePtr*4 + L.TotalTiles*16 + L.TotalNZ*5 + L.TotalNodes*4 +
+		8*(L.TotalNZ+L.TotalClasses*int64(L.EdgeCols)+L.TotalNodes*int64(L.NodeCols+2))
+}
 
 func relErr(got, want float64) float64 {
 	d := math.Abs(got - want)
@@ -152,13 +164,28 @@ func TestGPUPersistentAndChunks(t *testing.T) {
 	for _, g := range X {
 		nmax = max(nmax, g.N)
 	}
-	testMemLimit = int64(7*nmax*nmax*8) + 30_000
+	LX, _ := layout.Pack(X, nil, testgraphs.Cols, testgraphs.Cols)
+	cmax := int64(0)
+	for i := range X {
+		cmax = max(cmax, LX.Desc[i*layout.DescFields+layout.DescNClass])
+	}
+	// A pair's work space (7 vectors and the class table, plus slack for
+	// the job list) fits; half of the graphs do not fit beside it.
+	var sizes []int64
+	for _, g := range X {
+		sizes = append(sizes, graphBytes([]*graph.Graph{g}))
+	}
+	sort.Slice(sizes, func(a, b int) bool { return sizes[a] > sizes[b] })
+	testMemLimit = 8*(int64(7*nmax*nmax)+cmax*cmax) + 256 + max(graphBytes(X)/2, sizes[0]+sizes[1])
 	var st Stats
 	out := make([]float64, len(X)*len(X))
 	if _, err := MarginalizedGramStats(X, nil, nil, nil, true, opt, 0, Float64, out, nil, &st); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("with mem_limit %d: %d batches", testMemLimit, st.Batches)
+	if st.Batches < 2 {
+		t.Errorf("mem_limit %d did not split the work", testMemLimit)
+	}
 	compare(t, X, nil, nil, nil, true, opt, Float64)
 	compare(t, X, Y, nil, nil, false, opt, Float64)
 }
@@ -247,14 +274,22 @@ func TestGPUShortestPath(t *testing.T) {
 	defer func() { testMemLimit = 0 }()
 	X, Y := suiteGraphs()
 	rng := rand.New(rand.NewPCG(51, 52))
-	X = append(X, testgraphs.Random(rng, 60, 90, false), testgraphs.Random(rng, 200, 300, false))
+	if short {
+		X = append(X, testgraphs.Random(rng, 20, 30, false))
+	} else {
+		X = append(X, testgraphs.Random(rng, 60, 90, false), testgraphs.Random(rng, 200, 300, false))
+	}
+	works := []int64{-1, 0, 1 << 40}
+	if short {
+		works = works[:2]
+	}
 	nks := []string{"", `{"kind":"kronecker_delta","h":0,"col":0}`, `{"kind":"product","terms":[{"kind":"kronecker_delta","h":0.3,"col":1},{"kind":"square_exponential","length_scale":1.2,"col":2}]}`}
 	lks := []string{"", `{"kind":"square_exponential","length_scale":0.7,"col":0}`}
 	for ni, nk := range nks {
 		for li, lk := range lks {
 			for _, wc := range []int{spkernel.HopCounts, spkernel.GraphWeight} {
 				for _, sym := range []bool{true, false} {
-					for _, work := range []int64{-1, 0, 1 << 40} {
+					for _, work := range works {
 						t.Run(fmt.Sprintf("node%d/len%d/w%d/sym=%v/cpuwork=%d", ni, li, wc, sym, work), func(t *testing.T) {
 							opt := spkernel.Options{WeightCol: wc}
 							if nk != "" {
@@ -288,8 +323,18 @@ func TestGPUShortestPath(t *testing.T) {
 			}
 		}
 	}
-	// Splitting under a memory limit.
-	testMemLimit = 400_000
+	// Splitting under a memory limit: about half the SP graphs' bytes (as
+	// ggcuda.cu's sp_bytes counts them) plus a pair's tables.
+	Ls, _, err := layout.SP([][]*graph.Graph{X}, spkernel.HopCounts, testgraphs.Cols, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nmax := 0
+	for _, g := range X {
+		nmax = max(nmax, g.N)
+	}
+	spb := 16*int64(len(X)+1) + 12*Ls[0].TotalSP + 8*Ls[0].TotalNodes*testgraphs.Cols
+	testMemLimit = spb/2 + int64(16*nmax*nmax)
 	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(nks[2]), LengthKernel: testgraphs.Parse(lks[1])}
 	want := make([]float64, len(X)*len(X))
 	if err := spkernel.Gram(X, nil, true, opt, want); err != nil {
@@ -306,6 +351,9 @@ func TestGPUShortestPath(t *testing.T) {
 		}
 	}
 	t.Logf("mem_limit %d: %d GPU calls", testMemLimit, st.Batches)
+	if st.Batches < 2 {
+		t.Errorf("mem_limit %d did not split the work", testMemLimit)
+	}
 }
 
 // TestGPUShortestPathTimings logs the FCSP stages' time against the CPU.

@@ -1,6 +1,12 @@
 // ggcuda.cu: the C API of libggcuda.so (include/ggcuda.h): device queries and
 // the marginalized-kernel Gram matrix on one device.
+#if defined(GG_EMU)
+// The host emulation build (hostref/emu_lib.cc): kernels on host threads,
+// the runtime calls below mocked in host memory.
+#include "../emu/emu_runtime.h"
+#else
 #include <cuda_runtime.h>
+#endif
 
 #include <algorithm>
 #include <climits>
@@ -13,6 +19,15 @@
 #include "sp.cuh"
 
 using namespace gg;
+
+// GG_LAUNCH(kernel, grid, block, stream, args...) launches a kernel, or runs it
+// on host threads in the emulation build. kernel is a variable holding the
+// kernel (template arguments would split the macro's arguments).
+#if defined(GG_EMU)
+#define GG_LAUNCH(k, grid, block, stream, ...) emu::launch((unsigned)(grid), (unsigned)(block), [&] { k(__VA_ARGS__); })
+#else
+#define GG_LAUNCH(k, grid, block, stream, ...) k<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#endif
 
 namespace {
 
@@ -117,7 +132,7 @@ constexpr double FREE_SHARE = 0.8;
 template <typename T, bool Table>
 int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
              std::vector<MgkJob>& jobs, const ggc_mk_program* dnode, const ggc_mk_program* dedge, MgkParams<T> prm,
-             int max_blocks, int64_t mem_limit, std::vector<MgkResult>& out, std::vector<int>& bad, Arena& ar, cudaStream_t st,
+             int max_blocks, int64_t mem_limit, int64_t graph_mem, std::vector<MgkResult>& out, std::vector<int>& bad, Arena& ar, cudaStream_t st,
              ggc_stats* stats, char* err, size_t errlen) {
     if (jobs.empty()) return GGC_OK;
     int dev;
@@ -144,7 +159,9 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     CK(cudaMemGetInfo(&free_b, &total_b));
     const int64_t fixed = (int64_t)nj * (int64_t)(sizeof(MgkJob) + sizeof(MgkResult) + sizeof(int)) + 64;
     int64_t avail = (int64_t)(FREE_SHARE * (double)free_b) - fixed;
-    if (mem_limit > 0) avail = std::min<int64_t>(avail, mem_limit - graph_bytes<T>(hx) - graph_bytes<T>(hy) - fixed);
+    // mem_limit (tests) simulates a device of that size: the graphs, already
+    // uploaded, count against it.
+    if (mem_limit > 0) avail = std::min<int64_t>(avail, mem_limit - graph_mem - fixed);
     const int64_t budget = std::min<int64_t>(CHUNK_BYTES, avail) / (int64_t)sizeof(T);
     if (largest > budget) {
         char a[96];
@@ -180,13 +197,14 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         }
         const int n = (int)(k1 - k0);
         CK(cudaMemcpyAsync(djobs + k0, jobs.data() + k0, sizeof(MgkJob) * n, cudaMemcpyHostToDevice, st));
-        mgk_prep<T, Table><<<n, PREP_THREADS, 0, st>>>(dx, dy, djobs + k0, dnode, dedge, prm, work, dbad + k0);
+        auto prep = mgk_prep<T, Table>;
+        GG_LAUNCH(prep, n, PREP_THREADS, st, dx, dy, djobs + k0, dnode, dedge, prm, work, dbad + k0);
         CK(cudaGetLastError());
         CK(cudaMemsetAsync(counter, 0, sizeof(int), st));
         const int64_t grid = std::min<int64_t>(max_grid, n);
         grid_used = std::max(grid_used, grid);
-        mgk_solve<T, Table><<<(unsigned)grid, MGK_THREADS, 0, st>>>(dx, dy, djobs + k0, n, counter, dedge, prm, work,
-                                                                    dres + k0);
+        auto solve = mgk_solve<T, Table>;
+        GG_LAUNCH(solve, grid, MGK_THREADS, st, dx, dy, djobs + k0, n, counter, dedge, prm, work, dres + k0);
         CK(cudaGetLastError());
         k0 = k1;
     }
@@ -242,18 +260,6 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     };
     std::vector<MgkJob> tjobs = order(tj), ejobs = order(ej);
 
-    if (o->mem_limit > 0) {
-        // Simulated exhaustion (tests): the graphs and the largest pair must
-        // fit in mem_limit.
-        int64_t need = graph_bytes<T>(*X) + (sym ? 0 : graph_bytes<T>(*Y)), largest = 0;
-        for (auto* v : {&tj, &ej})
-            for (auto& pj : *v)
-                largest = std::max(largest, 7 * desc(*X, pj.second.i, GGC_DESC_N) * desc(*Y, pj.second.j, GGC_DESC_N));
-        if (need + largest * (int64_t)sizeof(T) > o->mem_limit) {
-            say(err, errlen, "device memory exhausted (mem_limit)");
-            return GGC_ERR_OOM;
-        }
-    }
     CK(cudaSetDevice(o->device));
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -294,10 +300,11 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     prm.max_iter = o->max_iter;
     std::vector<MgkResult> tres, eres;
     std::vector<int> tbad, ebad;
-    int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, tres, tbad, ar, st, stats, err,
+    const int64_t gmem = graph_bytes<T>(*X) + (sym ? 0 : graph_bytes<T>(*Y));
+    int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, tres, tbad, ar, st, stats, err,
                                errlen);
     if (rc != GGC_OK) return rc;
-    rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, eres, ebad, ar, st, stats, err,
+    rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, eres, ebad, ar, st, stats, err,
                             errlen);
     if (rc != GGC_OK) return rc;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad) {
@@ -466,8 +473,9 @@ extern "C" int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, cons
     double* ltab;
     CK(ar.alloc((void**)&ltab, sizeof(double) * (size_t)std::max<int64_t>((int64_t)L * L, 1)));
     if (L > 0) {
-        sp_length_table<<<(unsigned)std::min<int64_t>(((int64_t)L * L + SP_THREADS - 1) / SP_THREADS, 1024), SP_THREADS, 0,
-                          st>>>(dlen, dlengths, L, ltab);
+        auto table = sp_length_table;
+        GG_LAUNCH(table, std::min<int64_t>(((int64_t)L * L + SP_THREADS - 1) / SP_THREADS, 1024), SP_THREADS, st, dlen,
+                  dlengths, L, ltab);
         CK(cudaGetLastError());
     }
     // Work space: the node-kernel matrices of a chunk of pairs.
@@ -513,12 +521,14 @@ extern "C" int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, cons
         }
         const int n = (int)(k1 - k0);
         CK(cudaMemcpyAsync(djobs + k0, jobs.data() + k0, sizeof(SpJob) * n, cudaMemcpyHostToDevice, st));
-        sp_vertex<<<n, SP_THREADS, 0, st>>>(dx, dy, djobs + k0, dnode, work);
+        auto vertex = sp_vertex;
+        GG_LAUNCH(vertex, n, SP_THREADS, st, dx, dy, djobs + k0, dnode, work);
         CK(cudaGetLastError());
         CK(cudaMemsetAsync(counter, 0, sizeof(int), st));
         const int64_t grid = std::min<int64_t>(max_grid, n);
         grid_used = std::max(grid_used, grid);
-        sp_walk<<<(unsigned)grid, SP_THREADS, 0, st>>>(dx, dy, djobs + k0, n, counter, ltab, L, work, dout);
+        auto walk = sp_walk;
+        GG_LAUNCH(walk, grid, SP_THREADS, st, dx, dy, djobs + k0, n, counter, ltab, L, work, dout);
         CK(cudaGetLastError());
         k0 = k1;
     }
