@@ -55,4 +55,4 @@ test-cuda-host: cuda
 # g++, kernels on host threads, CUDA runtime mocked (cuda/emu); small sizes.
 test-cuda-emu:
 	$(PYTHON) cuda/build.py --emulated --out cuda/build
-	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -tags cuda -run TestGPU ./cuda/
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -timeout 30m -tags cuda -run TestGPU ./cuda/
