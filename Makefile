@@ -9,7 +9,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test
+.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test cuda test-cuda-host test-cuda-emu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -69,3 +69,21 @@ wheels-test:
 # The sdist builds from source (Go + the system C compiler) and passes the smoke test.
 sdist-test:
 	bash packaging/test_sdist.sh
+
+# CUDA backend (cuda/README.md). `make cuda` builds cuda/build/libggcuda.so,
+# pip-installing nvcc into .cuda-toolkit/ when none is found; no GPU needed.
+# `make test-cuda-host` then runs everything about it that needs no GPU.
+cuda:
+	$(PYTHON) cuda/build.py --install-toolkit
+
+test-cuda-host: cuda
+	go vet ./cuda/... && go vet -tags cuda ./cuda/...
+	go test ./cuda/...
+	go test -tags cuda ./cuda/
+	$(PYTHON) -m unittest discover -s cuda -p test_build.py
+
+# The GPU suite against libggcuda_emu.so: the same C API and kernels built by
+# g++, kernels on host threads, CUDA runtime mocked (cuda/emu); small sizes.
+test-cuda-emu:
+	$(PYTHON) cuda/build.py --emulated --out cuda/build
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -timeout 30m -tags cuda -run TestGPU ./cuda/
