@@ -77,10 +77,12 @@ cuda:
 	$(PYTHON) cuda/build.py --install-toolkit
 
 test-cuda-host: cuda
-	go vet ./cuda/... && go vet -tags cuda ./cuda/...
+	go vet ./cuda/... && go vet -tags cuda ./cuda/... ./pybind/
 	go test ./cuda/...
 	go test -tags cuda ./cuda/
 	$(PYTHON) -m unittest discover -s cuda -p test_build.py
+	$(PYTHON) cuda/build.py --emulated --out cuda/build
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) go test -count=1 -tags cuda -run Device ./pybind/
 
 # The GPU suite against libggcuda_emu.so: the same C API and kernels built by
 # g++, kernels on host threads, CUDA runtime mocked (cuda/emu); small sizes.

@@ -19,7 +19,8 @@ Environment variables read here (all optional):
 ``GOEXPERIMENT``
     Defaults to ``simd`` (the AVX2 kernels, chosen at run time with a portable fallback).
 ``GRAPHGRAM_CUDA``
-    Reserved for the optional CUDA library; see ``build_optional_libraries``.
+    ``1`` builds the CUDA backend: the Go core with its cgo bridge and, when nvcc
+    is found, ``libggcuda.so``; see ``build_optional_libraries``.
 """
 
 import fcntl
@@ -82,19 +83,32 @@ def _drop_cgo_ldflags(gofile):
         f.write(new)
 
 
-def build_optional_libraries(build_lib):
-    """Hook for optional shared libraries shipped inside the package directory.
+def _cuda_requested():
+    """Whether GRAPHGRAM_CUDA asks for the CUDA backend (any value but "", "0")."""
+    return os.environ.get("GRAPHGRAM_CUDA", "") not in ("", "0")
 
-    Called after the Go extension is built, with ``build_lib`` the root of the build
-    tree (the package lands in ``build_lib/graphgram``). It does nothing yet. The
-    optional CUDA library is meant to be wired in here: when ``GRAPHGRAM_CUDA=1``,
-    compile ``libggcuda.so`` with nvcc and copy it to
-    ``os.path.join(build_lib, "graphgram", "libggcuda.so")``; without the variable
-    the build must need no CUDA. (For a wheel, ``auditwheel repair`` would then need
-    ``--exclude libcuda.so.1`` and a decision about bundling the CUDA runtime.)
+
+def build_optional_libraries(build_lib):
+    """Build the shared libraries shipped inside the package directory beside the extension.
+
+    With ``GRAPHGRAM_CUDA=1``, ``libggcuda.so`` is compiled by nvcc (found as
+    cuda/build.py says: CUDACXX, CUDA_HOME, PATH, the pip CUDA packages) into
+    ``build_lib/graphgram``; the Go core, built with the ``cuda`` tag, opens it at
+    run time and uses the CPU when it or a device is missing. Without nvcc the
+    build goes on without the library and says so in one sentence. Without the
+    variable nothing here runs and the build needs no CUDA.
     """
-    if os.environ.get("GRAPHGRAM_CUDA", "") not in ("", "0"):
-        print("note: GRAPHGRAM_CUDA is set, but this build has no CUDA library to build yet")
+    if not _cuda_requested():
+        return
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("graphgram_cuda_build", os.path.join(ROOT, "cuda", "build.py"))
+    cuda_build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cuda_build)
+    path, message = cuda_build.build(os.path.join(build_lib, "graphgram"))
+    print("GRAPHGRAM_CUDA: %s" % message)
+    if path is None:
+        print("GRAPHGRAM_CUDA: the package is built without its CUDA library and will compute on the CPU")
 
 
 class GopyBuild(build_ext):
@@ -148,6 +162,9 @@ class GopyBuild(build_ext):
         # variable if pybind declares one (the linker ignores -X for a missing variable).
         ldflags = "-s -w -X %s/pybind.version=%s" % (GO_MODULE, _version())
         gobuild = [go, "build", "-mod=mod", "-trimpath", "-buildmode=c-shared", "-ldflags=" + ldflags]
+        if _cuda_requested():
+            # The cgo bridge that opens libggcuda.so with dlopen (cuda/bridge.go).
+            gobuild.append("-tags=cuda")
         header_lib = GOPY_NAME + "_go.so"
         _run(gobuild + ["-o", header_lib, "."], env, "go build of the cgo exports", cwd=out)
         os.remove(os.path.join(out, header_lib))

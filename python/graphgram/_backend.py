@@ -50,6 +50,23 @@ _PROGRESS_DELAY = 2.0
 _POLL = 0.05
 
 
+def cuda_library():
+    """Path of the CUDA library shipped inside the package (GRAPHGRAM_CUDA=1 builds), or ""."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libggcuda.so")
+    return path if os.path.exists(path) else ""
+
+
+def device_params(device):
+    """The Go core's device parameters for a kernel's ``device`` ("auto", "cpu", "cuda", "cuda:N").
+
+    Raises ValueError for anything else.
+    """
+    kind, sep, index = str(device).partition(":") if isinstance(device, str) else ("", "", "")
+    if kind not in ("auto", "cpu", "cuda") or (sep and (kind != "cuda" or not index.isdigit())):
+        raise ValueError("device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got %r" % (device,))
+    return {"device": kind, "device_index": int(index) if sep else 0, "cuda_library": cuda_library()}
+
+
 def go_version():
     """Return the version string of the compiled Go core."""
     return _pybind.Version()
