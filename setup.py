@@ -161,7 +161,7 @@ class GopyBuild(build_ext):
         # and DWARF (Go's own tracebacks keep working). -X sets the Go core's version
         # variable if pybind declares one (the linker ignores -X for a missing variable).
         ldflags = "-s -w -X %s/pybind.version=%s" % (GO_MODULE, _version())
-        gobuild = [go, "build", "-mod=mod", "-trimpath", "-buildmode=c-shared", "-ldflags=" + ldflags]
+        gobuild = [go, "build", "-mod=mod", "-trimpath", "-buildvcs=false", "-buildmode=c-shared", "-ldflags=" + ldflags]
         if _cuda_requested():
             # The cgo bridge that opens libggcuda.so with dlopen (cuda/bridge.go).
             gobuild.append("-tags=cuda")

@@ -3,7 +3,7 @@
     python packaging/check_sdist.py dist/graphgram-<version>.tar.gz
 
 Compares the archive with the source tree: go.mod, go.sum, setup.py, pyproject.toml,
-every non-test Go file of pybind/ and gokernel/, every file of python/graphgram/ that
+every non-test Go file of pybind/, gokernel/ and cuda/, every file of python/graphgram/ that
 git tracks there (modules and the bundled data), and nothing compiled. A quick check
 (no build): `make sdist-test` builds the sdist for real. Ends with 'N passed, N failed'.
 """
@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def needed_files():
     files = {"go.mod", "go.sum", "setup.py", "pyproject.toml", "README.md"}
-    for top in ("pybind", "gokernel"):
+    for top in ("pybind", "gokernel", "cuda"):
         for d, dirs, names in os.walk(os.path.join(ROOT, top)):
             dirs[:] = [x for x in dirs if x != "testdata"]
             for n in names:
