@@ -50,7 +50,7 @@ func BenchmarkGramMUTAG40(b *testing.B) {
 // including the per-pair setup (node kernel matrix, edge-kernel cache).
 func BenchmarkPairMUTAG(b *testing.B) {
 	gs := mutagFull(b)
-	a, c := newSide(gs[0], nil), newSide(gs[1], nil)
+	a, c := newSide(gs[0], nil, defaultPackMinEdges), newSide(gs[1], nil, defaultPackMinEdges)
 	opt, _ := labelOptions(0.01).resolve()
 	var ps pairSolver
 	b.ReportAllocs()
@@ -65,7 +65,7 @@ func BenchmarkPairMUTAG(b *testing.B) {
 // BenchmarkMulWMUTAG is one product mat-vec of a MUTAG-sized pair.
 func BenchmarkMulWMUTAG(b *testing.B) {
 	gs := mutagFull(b)
-	a, c := newSide(gs[0], nil), newSide(gs[1], nil)
+	a, c := newSide(gs[0], nil, defaultPackMinEdges), newSide(gs[1], nil, defaultPackMinEdges)
 	opt, _ := labelOptions(0.01).resolve()
 	var ps pairSolver
 	if err := ps.prepare(&a, &c, &opt); err != nil {
@@ -132,14 +132,13 @@ func operatorPairs() []struct {
 func BenchmarkOperators(b *testing.B) {
 	opt, _ := labelOptions(0.01).resolve()
 	for _, pr := range operatorPairs() {
-		a, c := newSide(pr.g, nil), newSide(pr.h, nil)
+		a, c := newSide(pr.g, nil, 1), newSide(pr.h, nil, 1)
 		for _, mode := range []struct {
 			name string
 			op   opKind
 		}{{"auto", opAuto}, {"edge", opEdge}, {"octile", opOctile}} {
 			b.Run(pr.name+"/"+mode.name, func(b *testing.B) {
-				restore := forceMode(mode.op, octile.Auto)
-				defer restore()
+				opt := forceMode(opt, mode.op, octile.Auto)
 				var ps pairSolver
 				if err := ps.prepare(&a, &c, &opt); err != nil {
 					b.Fatal(err)

@@ -127,7 +127,7 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64) solveResult {
 			rhs[k] = ps.s[k] * a.p(i) * b.p(ip)
 		}
 	}
-	adj := ps.cg(rhs, gs.u, opt.Tol, opt.MaxIter)
+	adj := ps.cg(rhs, gs.u, ps.tol, opt.MaxIter)
 	for k := range gs.u {
 		gs.u[k] *= ps.s[k]
 	}

@@ -29,17 +29,41 @@ import (
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/gokernel/octile"
 	"github.com/graphgram/graphgram/gokernel/schedule"
 )
 
-// DefaultTol is the relative residual ‖r‖/‖b‖ at which CG stops when
-// Options.Tol is 0. It is tight enough that K agrees with a dense direct solve
-// to about 1e-9 relative down to q = 0.001 (see TestAgainstDense).
-const DefaultTol = 1e-12
+// DefaultAccuracy is the relative error of each kernel value that the solver
+// aims for when Options.Accuracy and Options.Tol are 0: K agrees with the
+// exact solution of its linear system to about 1e-9 relative. The residual
+// tolerance of each solver is derived from it by factors measured on the full
+// MUTAG, NCI1 and ENZYMES Gram matrices (see tolFor).
+const DefaultAccuracy = 1e-9
+
+// DefaultTol is the relative residual at which the reference (Jacobi) solver
+// stops for the default accuracy; it is what Options.Tol = 0 means for
+// SolverJacobi. Other solvers derive their own tolerance from Accuracy.
+const DefaultTol = jacobiTolPerAccuracy * DefaultAccuracy
 
 // DefaultMaxIter is the CG iteration cap when Options.MaxIter is 0. CG needs
 // roughly √(1/q)·log(1/Tol) iterations, a few hundred at q = 0.001.
 const DefaultMaxIter = 10000
+
+// Solver selects how each pair's linear system is preconditioned.
+type Solver int
+
+const (
+	// SolverAuto uses symmetric Gauss–Seidel where the pair's edge-kernel
+	// table fits and the cost model prefers it over octile's tiled products
+	// with Jacobi, and Jacobi elsewhere.
+	SolverAuto Solver = iota
+	// SolverJacobi is the reference: Jacobi-preconditioned CG on every pair,
+	// with the operator chosen by the cost model.
+	SolverJacobi
+	// SolverSGS uses symmetric Gauss–Seidel (Eisenstat's form) on every pair
+	// whose edge-kernel table fits, Jacobi on the others.
+	SolverSGS
+)
 
 // Options are the kernel's hyperparameters and the solver's settings.
 type Options struct {
@@ -50,15 +74,53 @@ type Options struct {
 	Q float64
 	// Lmin is the shortest walk length counted: 0 or 1.
 	Lmin int
-	// Tol is the relative residual tolerance ‖r‖/‖b‖ of each CG solve, measured
-	// on the symmetrically scaled system the solver works with (see
-	// pairSolver); 0 means DefaultTol.
+	// Accuracy is the relative error of each kernel value asked for; 0 means
+	// DefaultAccuracy (1e-9). Use 1e-6 for screening, 1e-12 for references.
+	// The solvers' residual tolerances are derived from it; Tol, when set,
+	// overrides them.
+	Accuracy float64
+	// Tol, when positive, is the relative residual tolerance of each CG solve
+	// instead of the one derived from Accuracy: ‖r‖/‖b‖ on the symmetrically
+	// scaled system for Jacobi, the preconditioned residual norm ratio
+	// √(rᵀ P⁻¹ r / bᵀ P⁻¹ b) for symmetric Gauss–Seidel. Meant for tests and
+	// experiments.
 	Tol float64
 	// MaxIter caps CG iterations per solve; 0 means DefaultMaxIter.
 	MaxIter int
 	// NJobs is the number of goroutines; <= 0 means all cores.
 	NJobs int
+	// Solver selects the preconditioner; the zero value is SolverAuto.
+	Solver Solver
+	// Quotient controls the colour-refinement quotient of Gram, Diag and
+	// GramGrad: each graph is replaced by its quotient under 1-WL colour
+	// refinement on node, edge and start-probability values (exact: K is
+	// unchanged), and graphs with equal quotients are solved once. The zero
+	// value, QuotientAuto, uses it where it shrinks a graph.
+	Quotient Quotient
+	// PackMinEdges is the edge count from which a graph is packed into octiles
+	// for octile's products; 0 means the default (graphs too small for octile
+	// to pay are left unpacked). Tests set 1 to pack every graph.
+	PackMinEdges int
+
+	// op and octilePath force an operator and octile path when it applies
+	// (tests only); the zero values let the cost model choose.
+	op         opKind
+	octilePath octile.Path
+	// tolScale, when positive, multiplies the tolerance derived from Accuracy
+	// (calibration experiments only).
+	tolScale float64
 }
+
+// Quotient says whether graphs are replaced by their colour-refinement
+// quotients.
+type Quotient int
+
+const (
+	// QuotientAuto quotients every graph whose quotient is smaller.
+	QuotientAuto Quotient = iota
+	// QuotientOff solves every pair on the graphs as given.
+	QuotientOff
+)
 
 // Unconverged reports a pair whose solve hit MaxIter before reaching Tol (or
 // broke down because the system was not positive definite).
@@ -88,12 +150,21 @@ func (o Options) resolve() (Options, error) {
 	case o.EdgeKernel == nil:
 		return o, fmt.Errorf("mgk: edge kernel is nil")
 	case !(o.Tol >= 0) || math.IsInf(o.Tol, 0):
-		return o, fmt.Errorf("mgk: tolerance %v must be finite and non-negative (0 = default %g)", o.Tol, DefaultTol)
+		return o, fmt.Errorf("mgk: tolerance %v must be finite and non-negative (0 = derived from the accuracy)", o.Tol)
+	case !(o.Accuracy >= 0) || o.Accuracy >= 1:
+		return o, fmt.Errorf("mgk: accuracy %v must be in [0, 1) (0 = default %g)", o.Accuracy, DefaultAccuracy)
+	case o.Solver < SolverAuto || o.Solver > SolverSGS:
+		return o, fmt.Errorf("mgk: unknown solver %d", o.Solver)
+	case o.Quotient < QuotientAuto || o.Quotient > QuotientOff:
+		return o, fmt.Errorf("mgk: unknown quotient mode %d", o.Quotient)
 	case o.MaxIter < 0:
 		return o, fmt.Errorf("mgk: max_iter = %d must be non-negative (0 = default %d)", o.MaxIter, DefaultMaxIter)
 	}
-	if o.Tol == 0 {
-		o.Tol = DefaultTol
+	if o.Accuracy == 0 {
+		o.Accuracy = DefaultAccuracy
+	}
+	if o.PackMinEdges <= 0 {
+		o.PackMinEdges = defaultPackMinEdges
 	}
 	if o.MaxIter == 0 {
 		o.MaxIter = DefaultMaxIter
@@ -136,7 +207,7 @@ func sides(name string, gs []*graph.Graph, starts [][]float64, opt *Options) ([]
 	// Packing (and reordering) is linear in each graph's size; spread it over
 	// the cores like the pairs.
 	err := schedule.Run(len(out), opt.NJobs, 16, func(_, i int) error {
-		out[i] = newSide(out[i].g, out[i].start)
+		out[i] = newSide(out[i].g, out[i].start, opt.PackMinEdges)
 		return nil
 	})
 	return out, err
@@ -299,6 +370,11 @@ func Diag(X []*graph.Graph, startX [][]float64, opt Options, out []float64) ([]U
 	})
 }
 
+// nodalTolFactor tightens Nodal's solves: a single node-pair value is more
+// sensitive to the residual than the sum K (measured on MUTAG's golden nodal
+// matrix, where Gram's tolerance leaves node pairs 2e-9 off).
+const nodalTolFactor = 1e-3
+
 // offsets returns the first packed node row of each graph and the total.
 func offsets(ss []side) ([]int, int) {
 	off := make([]int, len(ss))
@@ -312,8 +388,13 @@ func offsets(ss []side) ([]int, int) {
 
 // Nodal writes the node-pair similarities p_i p'_i' x_(i,i') (minus p_i p'_i' v
 // with Lmin = 1) as a (ΣnX × ΣnY) row-major matrix, nodes packed graph after
-// graph. symmetric is as in Gram.
+// graph. symmetric is as in Gram. Opt.Accuracy applies to each node-pair value
+// here: the solves run nodalTolFactor tighter than Gram's.
 func Nodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt Options, out []float64) ([]Unconverged, error) {
+	opt.Quotient = QuotientOff
+	if opt.tolScale == 0 {
+		opt.tolScale = nodalTolFactor
+	}
 	xs, ys, o, err := setup(X, Y, startX, startY, symmetric, opt)
 	if err != nil {
 		return nil, err

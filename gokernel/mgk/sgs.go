@@ -1,0 +1,297 @@
+package mgk
+
+import (
+	"math"
+
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/vec"
+)
+
+// Symmetric Gauss–Seidel preconditioning in Eisenstat's form.
+//
+// Split M = D − S W S (pairSolver) as M = L + Dm + Lᵀ with Dm its diagonal and
+// L its strictly lower part in the solver's node order (product node i·n' + i'
+// grouped by G's node i), and let E = Dm + L. The SGS preconditioner is
+// P = E Dm⁻¹ Eᵀ, and CG preconditioned by P is CG on
+//
+//	Â ŷ = E⁻¹ b,  Â = E⁻¹ M E⁻ᵀ,  y = E⁻ᵀ ŷ,
+//
+// preconditioned by Dm (z = Dm∘r̂). Since M = E + Eᵀ − Dm,
+//
+//	Â p = t + E⁻¹ (p − Dm t),  t = E⁻ᵀ p,
+//
+// so one product with Â is a backward sweep (Eᵀ's strictly upper part) and a
+// forward sweep (L), which together visit every pair of undirected edges once
+// with two updates each: the four updates of one W product, in two passes.
+// CG stops on the preconditioned residual √(r̂ᵀ Dm r̂), relative to its start.
+//
+// Edge pairs are processed grouped by G's node: the backward sweep over G's
+// nodes from last to first gathers, for the block of node i, the products over
+// G's edges to nodes j > i (already final), and the forward sweep those to
+// nodes j < i. A self-loop of G couples product nodes within one block
+// (i, a') ↔ (i, b'); those entries are handled point by point inside the
+// block, in H's node order, through H's adjacency.
+//
+// When the preconditioner's diagonal Dp had to be made positive (M is then not
+// positive definite and CG will report a breakdown), the identity reads
+// M = E + Eᵀ − (2Dp − Dm) and dk holds 2Dp − Dm.
+
+// sweepLists holds a graph's edges grouped by endpoint for the sweeps: for
+// node i, the edges to higher-numbered nodes (up) and to lower ones (down)
+// with their other endpoints, and its self-loops.
+type sweepLists struct {
+	upPtr, up, upTo       []int32
+	downPtr, down, downTo []int32
+	loopPtr, loop         []int32
+}
+
+func newSweepLists(g *graph.Graph) sweepLists {
+	var s sweepLists
+	s.upPtr = make([]int32, g.N+1)
+	s.downPtr = make([]int32, g.N+1)
+	s.loopPtr = make([]int32, g.N+1)
+	for e := range g.NumEdges() {
+		u, v := g.EdgeU[e], g.EdgeV[e]
+		switch {
+		case u == v:
+			s.loopPtr[u+1]++
+		default:
+			s.upPtr[min(u, v)+1]++
+			s.downPtr[max(u, v)+1]++
+		}
+	}
+	for i := 0; i < g.N; i++ {
+		s.upPtr[i+1] += s.upPtr[i]
+		s.downPtr[i+1] += s.downPtr[i]
+		s.loopPtr[i+1] += s.loopPtr[i]
+	}
+	s.up = make([]int32, s.upPtr[g.N])
+	s.upTo = make([]int32, s.upPtr[g.N])
+	s.down = make([]int32, s.downPtr[g.N])
+	s.downTo = make([]int32, s.downPtr[g.N])
+	s.loop = make([]int32, s.loopPtr[g.N])
+	nu := append([]int32(nil), s.upPtr[:g.N]...)
+	nd := append([]int32(nil), s.downPtr[:g.N]...)
+	nl := append([]int32(nil), s.loopPtr[:g.N]...)
+	for e := range g.NumEdges() {
+		u, v := g.EdgeU[e], g.EdgeV[e]
+		if u == v {
+			s.loop[nl[u]] = int32(e)
+			nl[u]++
+			continue
+		}
+		lo, hi := min(u, v), max(u, v)
+		s.up[nu[lo]], s.upTo[nu[lo]] = int32(e), hi
+		nu[lo]++
+		s.down[nd[hi]], s.downTo[nd[hi]] = int32(e), lo
+		nd[hi]++
+	}
+	return s
+}
+
+// prepareSGS sets up the sweeps of the pair after prepare has filled the edge
+// table (with edgeOperator's self-loop factors) and the diagonal: the work
+// vectors, dk, and for every node of G with self-loops the summed table row
+// w_e·w'_f·κe over its loops (H's self-loops zeroed: they lie on the diagonal).
+func (ps *pairSolver) prepareSGS() {
+	g, h := ps.a.g, ps.b.g
+	n, mh := g.N*h.N, h.NumEdges()
+	ps.u = grow(ps.u, n)
+	ps.acc = grow(ps.acc, h.N)
+	for k, d := range ps.diag {
+		// dk = 2Dp − Dm; equal to Dm = Dp whenever Dm > 0.
+		ps.dk[k] = 2*d - ps.dk[k]
+	}
+	sw := &ps.a.sw
+	ps.loopOff = ps.loopOff[:0]
+	ps.loopRows = ps.loopRows[:0]
+	if len(sw.loop) == 0 {
+		return
+	}
+	for i := 0; i < g.N; i++ {
+		if sw.loopPtr[i] == sw.loopPtr[i+1] {
+			ps.loopOff = append(ps.loopOff, -1)
+			continue
+		}
+		off := len(ps.loopRows)
+		ps.loopOff = append(ps.loopOff, int32(off))
+		for range mh {
+			ps.loopRows = append(ps.loopRows, 0)
+		}
+		row := ps.loopRows[off : off+mh]
+		for _, e := range sw.loop[sw.loopPtr[i]:sw.loopPtr[i+1]] {
+			for f, c := range ps.cache[int(e)*mh : (int(e)+1)*mh] {
+				if h.EdgeU[f] != h.EdgeV[f] {
+					row[f] += 2 * c // undo the table's ½ for G's loop
+				}
+			}
+		}
+	}
+}
+
+// loopRow returns the summed self-loop row of G's node i, nil when i has none.
+func (ps *pairSolver) loopRow(i int) []float64 {
+	if len(ps.loopOff) == 0 || ps.loopOff[i] < 0 {
+		return nil
+	}
+	mh := ps.b.g.NumEdges()
+	o := int(ps.loopOff[i])
+	return ps.loopRows[o : o+mh]
+}
+
+// backward solves Eᵀ t = src, setting u = s∘t too (the vector the sweep
+// multiplies by W).
+func (ps *pairSolver) backward(t, u, src []float64) {
+	g, h := ps.a.g, ps.b.g
+	nh, mh := h.N, h.NumEdges()
+	hu, hv := h.EdgeU[:mh], h.EdgeV[:mh]
+	sw := &ps.a.sw
+	s, inv := ps.s, ps.inv
+	acc := ps.acc[:nh]
+	for i := g.N - 1; i >= 0; i-- {
+		clear(acc)
+		for k := sw.upPtr[i]; k < sw.upPtr[i+1]; k++ {
+			e, j := int(sw.up[k]), int(sw.upTo[k])
+			uj := u[j*nh : (j+1)*nh]
+			for f, c := range ps.cache[e*mh : (e+1)*mh] {
+				a, b := hu[f], hv[f]
+				acc[a] += c * uj[b]
+				acc[b] += c * uj[a]
+			}
+		}
+		base := i * nh
+		ti, ui, si, xi, ii := t[base:base+nh], u[base:base+nh], s[base:base+nh], src[base:base+nh], inv[base:base+nh]
+		if lr := ps.loopRow(i); lr != nil {
+			for ip := nh - 1; ip >= 0; ip-- {
+				sum := acc[ip]
+				for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+					if jp := int(h.Col[kp]); jp > ip {
+						sum += lr[h.EdgeOf[kp]] * ui[jp]
+					}
+				}
+				tk := (xi[ip] + si[ip]*sum) * ii[ip]
+				ti[ip], ui[ip] = tk, si[ip]*tk
+			}
+			continue
+		}
+		for ip, a := range acc {
+			tk := (xi[ip] + si[ip]*a) * ii[ip]
+			ti[ip], ui[ip] = tk, si[ip]*tk
+		}
+	}
+}
+
+// forward solves E sol = src − dk∘t, with z = s∘sol kept for the sweep, and
+// sets ap = t + sol, returning srcᵀap: with src = p and t = E⁻ᵀ p, ap = Â p.
+// With t nil it solves E ap = src (the transformed right-hand side) and
+// returns 0. z may alias the u of backward: block i of u is not read again
+// once the forward sweep reaches it.
+func (ps *pairSolver) forward(ap, z, src, t []float64) float64 {
+	g, h := ps.a.g, ps.b.g
+	nh, mh := h.N, h.NumEdges()
+	hu, hv := h.EdgeU[:mh], h.EdgeV[:mh]
+	sw := &ps.a.sw
+	s, inv, dk := ps.s, ps.inv, ps.dk
+	acc := ps.acc[:nh]
+	pap := 0.0
+	for i := 0; i < g.N; i++ {
+		clear(acc)
+		for k := sw.downPtr[i]; k < sw.downPtr[i+1]; k++ {
+			e, j := int(sw.down[k]), int(sw.downTo[k])
+			zj := z[j*nh : (j+1)*nh]
+			for f, c := range ps.cache[e*mh : (e+1)*mh] {
+				a, b := hu[f], hv[f]
+				acc[a] += c * zj[b]
+				acc[b] += c * zj[a]
+			}
+		}
+		base := i * nh
+		zi, si, xi, ii, oi := z[base:base+nh], s[base:base+nh], src[base:base+nh], inv[base:base+nh], ap[base:base+nh]
+		lr := ps.loopRow(i)
+		if lr != nil {
+			for ip := 0; ip < nh; ip++ {
+				for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+					if jp := int(h.Col[kp]); jp < ip {
+						acc[ip] += lr[h.EdgeOf[kp]] * zi[jp]
+					}
+				}
+				// zi[ip] is written below before a later ip reads it.
+				if t == nil {
+					sol := (xi[ip] + si[ip]*acc[ip]) * ii[ip]
+					zi[ip], oi[ip] = si[ip]*sol, sol
+					continue
+				}
+				tk := t[base+ip]
+				sol := (xi[ip] - dk[base+ip]*tk + si[ip]*acc[ip]) * ii[ip]
+				zi[ip] = si[ip] * sol
+				oi[ip] = tk + sol
+				pap += xi[ip] * oi[ip]
+			}
+			continue
+		}
+		if t == nil {
+			for ip, a := range acc {
+				sol := (xi[ip] + si[ip]*a) * ii[ip]
+				zi[ip], oi[ip] = si[ip]*sol, sol
+			}
+			continue
+		}
+		ti, di := t[base:base+nh], dk[base:base+nh]
+		for ip, a := range acc {
+			tk := ti[ip]
+			sol := (xi[ip] - di[ip]*tk + si[ip]*a) * ii[ip]
+			zi[ip] = si[ip] * sol
+			ak := tk + sol
+			oi[ip] = ak
+			pap += xi[ip] * ak
+		}
+	}
+	return pap
+}
+
+// cgSGS solves M y = rhs into y by CG preconditioned with symmetric
+// Gauss–Seidel (see the top of this file), from y = 0, stopping when the
+// preconditioned residual has dropped by tol, after maxIter iterations, or when
+// p̂ᵀÂp̂ ≤ 0 shows M is not positive definite. It allocates nothing; rhs may
+// not alias ps.r, ps.t or ps.u.
+func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveResult {
+	n := len(rhs)
+	r, p, ap, t, u, dm, y := ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], ps.u[:n], ps.diag[:n], y[:n]
+	clear(y)
+	// r̂ = E⁻¹ rhs. ap may alias rhs (solvePrimal keeps it there), so the
+	// transformed right-hand side goes straight to r.
+	ps.forward(r, u, rhs, nil)
+	clear(p)
+	vec.Direction(p, t, r, dm, ps.s[:n], 0) // p = Dm∘r̂
+	rz := vec.Dot(r, p)
+	if rz == 0 {
+		return solveResult{converged: true}
+	}
+	rz0, thr := rz, tol*tol*rz
+	res := solveResult{}
+	for it := 0; ; it++ {
+		if rz <= thr {
+			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0), converged: true}
+			break
+		}
+		if it >= maxIter {
+			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0)}
+			break
+		}
+		ps.backward(t, u, p)
+		pap := ps.forward(ap, u, p, t)
+		if !(pap > 0) || math.IsInf(pap, 0) {
+			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0)}
+			break
+		}
+		alpha := rz / pap
+		rzNew, _ := vec.Step(y, r, p, ap, dm, alpha)
+		beta := rzNew / rz
+		rz = rzNew
+		vec.Direction(p, t, r, dm, ps.s[:n], beta)
+	}
+	// y = E⁻ᵀ ŷ.
+	ps.backward(t, u, y)
+	copy(y, t)
+	return res
+}
