@@ -279,7 +279,7 @@ func TestClosedForm(t *testing.T) {
 		for i, g := range gs {
 			for j, h := range gs {
 				want := float64(g.N*h.N) / (q * (2 - q))
-				if got := out[i*len(gs)+j]; !near(got, want, 1e-10) {
+				if got := out[i*len(gs)+j]; !near(got, want, 1e-9) {
 					t.Errorf("q=%g K(%d,%d) = %.15g, want %.15g", q, i, j, got, want)
 				}
 			}

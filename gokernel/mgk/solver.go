@@ -49,6 +49,10 @@ type side struct {
 	start []float64
 	// sw lists g's edges by endpoint for the Gauss–Seidel sweeps.
 	sw sweepLists
+	// nlab and elab number g's distinct node and edge feature rows; nrep and
+	// erep give a node and an edge of each label. The kernels are evaluated
+	// once per pair of labels.
+	nlab, nrep, elab, erep []int32
 	// cw holds, for a quotient graph, √|class| of each node (solver order);
 	// nil means all ones (no quotient).
 	cw []float64
@@ -65,26 +69,63 @@ var defaultPackMinEdges = int(math.Ceil(math.Sqrt(octileMinPairs)))
 // packMin edges and precomputes its degrees, permuting start to the packed
 // order.
 func newSide(g *graph.Graph, start []float64, packMin int) side {
-	s := side{g: g, start: start}
-	if g.NumEdges() >= packMin {
-		if pk, err := octile.PackReordered(g); err == nil {
+	return newQuotientSide(quotient{g: g, start: start}, packMin)
+}
+
+// newQuotientSide is newSide for a graph's quotient, whose degrees and class
+// weights come with it (and are permuted with its nodes when it is packed).
+func newQuotientSide(q quotient, packMin int) side {
+	s := side{g: q.g, start: q.start, cw: q.cw}
+	permute := func(x []float64, perm []int) []float64 {
+		if x == nil || perm == nil {
+			return x
+		}
+		y := make([]float64, len(x))
+		for k, from := range perm {
+			y[k] = x[from]
+		}
+		return y
+	}
+	if q.g.NumEdges() >= packMin {
+		if pk, err := octile.PackReordered(q.g); err == nil {
 			s.g, s.pk, s.perm = pk.G, pk, pk.Perm
-			if start != nil && pk.Perm != nil {
-				s.start = make([]float64, len(start))
-				for k, from := range pk.Perm {
-					s.start[k] = start[from]
-				}
-			}
+			s.start = permute(q.start, pk.Perm)
+			s.cw = permute(q.cw, pk.Perm)
 		}
 	}
-	s.deg = s.g.Degrees()
+	if q.deg != nil {
+		s.deg = permute(q.deg, s.perm)
+	} else {
+		s.deg = s.g.Degrees()
+	}
 	for i, x := range s.deg {
 		if x == 0 {
 			s.deg[i] = 1
 		}
 	}
 	s.sw = newSweepLists(s.g)
+	s.nlab, s.nrep = rowLabels(s.g.N, s.g.Node)
+	s.elab, s.erep = rowLabels(s.g.NumEdges(), s.g.Edge)
 	return s
+}
+
+// rowLabels numbers the distinct feature rows of n items: lab[i] is item i's
+// label, rep[l] an item carrying label l.
+func rowLabels(n int, row func(int) []float64) (lab, rep []int32) {
+	lab = make([]int32, n)
+	ids := map[string]int32{}
+	var buf []byte
+	for i := range n {
+		buf = appendFloats(buf[:0], row(i)...)
+		l, ok := ids[string(buf)]
+		if !ok {
+			l = int32(len(rep))
+			ids[string(buf)] = l
+			rep = append(rep, int32(i))
+		}
+		lab[i] = l
+	}
+	return lab, rep
 }
 
 // node returns the caller's index of solver node k.
@@ -146,6 +187,10 @@ type pairSolver struct {
 	// cw is the product of the sides' class weights (quotient graphs), nil
 	// when neither side is a quotient.
 	cw, cwBuf []float64
+	// kv and ke hold κv and κe per pair of node and edge labels.
+	kv, ke []float64
+	// gs is the gradient's scratch space (GramGrad only).
+	gs gradScratch
 	// tol is the residual tolerance of this pair's solves.
 	tol  float64
 	csr  csrOperator
@@ -172,16 +217,27 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	}
 
 	scale := 1 / ((1 - opt.Q) * (1 - opt.Q))
-	for i := 0; i < g.N; i++ {
-		gi := g.Node(i)
-		for ip := 0; ip < h.N; ip++ {
-			k := i*h.N + ip
-			v := opt.NodeKernel.Eval(gi, h.Node(ip))
+	// κv once per pair of node labels.
+	lg, lh := len(a.nrep), len(b.nrep)
+	ps.kv = grow(ps.kv, lg*lh)
+	for la := range lg {
+		gi := g.Node(int(a.nrep[la]))
+		for lb := range lh {
+			v := opt.NodeKernel.Eval(gi, h.Node(int(b.nrep[lb])))
 			if !(v >= 0) || math.IsInf(v, 0) {
-				return fmt.Errorf("mgk: node kernel gave %v for nodes %d and %d; it must be finite and non-negative", v, i, ip)
+				return fmt.Errorf("mgk: node kernel gave %v for nodes %d and %d; it must be finite and non-negative", v, a.nrep[la], b.nrep[lb])
 			}
-			ps.v[k], ps.s[k] = v, math.Sqrt(v)
-			ps.dd[k] = a.deg[i] * b.deg[ip] * scale
+			ps.kv[la*lh+lb] = v
+		}
+	}
+	for i := 0; i < g.N; i++ {
+		kv := ps.kv[int(a.nlab[i])*lh : (int(a.nlab[i])+1)*lh]
+		di := a.deg[i] * scale
+		vs, ss, ds := ps.v[i*h.N:(i+1)*h.N], ps.s[i*h.N:(i+1)*h.N], ps.dd[i*h.N:(i+1)*h.N]
+		for ip, l := range b.nlab[:h.N] {
+			v := kv[l]
+			vs[ip], ss[ip] = v, math.Sqrt(v)
+			ds[ip] = di * b.deg[ip]
 		}
 	}
 	ps.cw = nil
@@ -203,12 +259,22 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	if cached {
 		// The edge kernel is evaluated once per pair of undirected edges into
 		// a table with the weights folded in.
+		// κe once per pair of edge labels.
+		lg, lh := len(a.erep), len(b.erep)
+		ps.ke = grow(ps.ke, lg*lh)
+		for la := range lg {
+			ge := g.Edge(int(a.erep[la]))
+			for lb := range lh {
+				ps.ke[la*lh+lb] = opt.EdgeKernel.Eval(ge, h.Edge(int(b.erep[lb])))
+			}
+		}
 		ps.cache = grow(ps.cache, mg*mh)
+		hw, hl := h.Weight[:mh], b.elab[:mh]
 		for e := 0; e < mg; e++ {
-			ge, we := g.Edge(e), g.Weight[e]
+			ke, we := ps.ke[int(a.elab[e])*lh:(int(a.elab[e])+1)*lh], g.Weight[e]
 			row := ps.cache[e*mh : (e+1)*mh]
 			for f := range row {
-				row[f] = we * h.Weight[f] * opt.EdgeKernel.Eval(ge, h.Edge(f))
+				row[f] = we * hw[f] * ke[hl[f]]
 			}
 		}
 	}
@@ -414,6 +480,15 @@ const (
 	sgsTolPerAccuracy    = 1.0
 )
 
+// gradTolFactor sets GramGrad's tolerance. Its K is corrected by the adjoint
+// (error about the product of the two solves' errors), so K needs only
+// tol ≈ √Accuracy; its gradients have errors linear in the residuals, up to
+// about 40× the tolerance for a small component on the test graphs at
+// q = 0.8 (fewest iterations),
+// so tol = gradTolFactor·min(GradAccuracy, √Accuracy), scaled like Gram's by
+// solver.
+const gradTolFactor = 0.01
+
 // tolFor returns the residual tolerance of a pair's solves: opt.Tol when set,
 // else the one derived from opt.Accuracy for the solver in use.
 func tolFor(opt *Options, sgs bool) float64 {
@@ -426,6 +501,9 @@ func tolFor(opt *Options, sgs bool) float64 {
 	}
 	if opt.tolScale > 0 {
 		f *= opt.tolScale
+	}
+	if opt.grad {
+		return f * gradTolFactor * min(opt.GradAccuracy, math.Sqrt(opt.Accuracy))
 	}
 	return f * opt.Accuracy
 }
