@@ -168,3 +168,56 @@ func BenchmarkOperators(b *testing.B) {
 		}
 	}
 }
+
+// solverConfigs are the configurations BenchmarkGramSolvers compares: the
+// previous default (Jacobi at Tol 1e-12, no quotient), Jacobi at the default
+// accuracy, symmetric Gauss–Seidel without and with the quotient (the
+// default).
+var solverConfigs = []struct {
+	name string
+	set  func(*Options)
+}{
+	{"jacobi-1e-12", func(o *Options) { o.Solver, o.Tol, o.Quotient = SolverJacobi, 1e-12, QuotientOff }},
+	{"jacobi", func(o *Options) { o.Solver, o.Quotient = SolverJacobi, QuotientOff }},
+	{"sgs", func(o *Options) { o.Quotient = QuotientOff }},
+	{"default", func(o *Options) {}},
+}
+
+// BenchmarkGramSolvers is the full symmetric MUTAG Gram matrix (q = 0.01,
+// Kronecker deltas) with each solver configuration; run with -benchtime=1x
+// -count=N and compare the sub-benchmarks of one run.
+func BenchmarkGramSolvers(b *testing.B) {
+	gs := mutagFull(b)
+	out := make([]float64, len(gs)*len(gs))
+	for _, c := range solverConfigs {
+		b.Run(c.name, func(b *testing.B) {
+			opt := labelOptions(0.01)
+			c.set(&opt)
+			for b.Loop() {
+				if _, err := Gram(gs, nil, nil, nil, true, opt, out, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGramGradSolvers is BenchmarkGramSolvers for GramGrad on 60 MUTAG
+// graphs.
+func BenchmarkGramGradSolvers(b *testing.B) {
+	gs := mutagFull(b)
+	gs = gs[:min(60, len(gs))]
+	out := make([]float64, len(gs)*len(gs))
+	for _, c := range solverConfigs {
+		b.Run(c.name, func(b *testing.B) {
+			opt := labelOptions(0.01)
+			c.set(&opt)
+			grad := make([]float64, len(out)*NumParams(opt))
+			for b.Loop() {
+				if _, err := GramGrad(gs, nil, nil, nil, true, opt, out, grad, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -140,8 +140,10 @@ func (ps *pairSolver) loopRow(i int) []float64 {
 }
 
 // backward solves Eᵀ t = src, setting u = s∘t too (the vector the sweep
-// multiplies by W).
-func (ps *pairSolver) backward(t, u, src []float64) {
+// multiplies by W). With r non-nil it first forms, block by block, the next
+// search direction src = dm∘r + beta·src (CG's direction update, fused into
+// the sweep to save a pass over the vectors).
+func (ps *pairSolver) backward(t, u, src, r, dm []float64, beta float64) {
 	g, h := ps.a.g, ps.b.g
 	nh, mh := h.N, h.NumEdges()
 	hu, hv := h.EdgeU[:mh], h.EdgeV[:mh]
@@ -161,6 +163,12 @@ func (ps *pairSolver) backward(t, u, src []float64) {
 		}
 		base := i * nh
 		ti, ui, si, xi, ii := t[base:base+nh], u[base:base+nh], s[base:base+nh], src[base:base+nh], inv[base:base+nh]
+		if r != nil {
+			ri, di := r[base:base+nh], dm[base:base+nh]
+			for ip, x := range xi {
+				xi[ip] = ri[ip]*di[ip] + beta*x
+			}
+		}
 		if lr := ps.loopRow(i); lr != nil {
 			for ip := nh - 1; ip >= 0; ip-- {
 				sum := acc[ip]
@@ -261,12 +269,17 @@ func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveRes
 	// r̂ = E⁻¹ rhs. ap may alias rhs (solvePrimal keeps it there), so the
 	// transformed right-hand side goes straight to r.
 	ps.forward(r, u, rhs, nil)
-	clear(p)
-	vec.Direction(p, t, r, dm, ps.s[:n], 0) // p = Dm∘r̂
-	rz := vec.Dot(r, p)
+	rz := 0.0
+	for k, x := range r {
+		rz += x * x * dm[k]
+	}
 	if rz == 0 {
 		return solveResult{converged: true}
 	}
+	// The first direction is Dm∘r̂: backward's update with beta = 0 on a
+	// zeroed p.
+	clear(p)
+	beta := 0.0
 	rz0, thr := rz, tol*tol*rz
 	res := solveResult{}
 	for it := 0; ; it++ {
@@ -278,7 +291,7 @@ func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveRes
 			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0)}
 			break
 		}
-		ps.backward(t, u, p)
+		ps.backward(t, u, p, r, dm, beta)
 		pap := ps.forward(ap, u, p, t)
 		if !(pap > 0) || math.IsInf(pap, 0) {
 			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0)}
@@ -286,12 +299,11 @@ func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveRes
 		}
 		alpha := rz / pap
 		rzNew, _ := vec.Step(y, r, p, ap, dm, alpha)
-		beta := rzNew / rz
+		beta = rzNew / rz
 		rz = rzNew
-		vec.Direction(p, t, r, dm, ps.s[:n], beta)
 	}
 	// y = E⁻ᵀ ŷ.
-	ps.backward(t, u, y)
+	ps.backward(t, u, y, nil, nil, 0)
 	copy(y, t)
 	return res
 }
