@@ -32,6 +32,14 @@ import (
 // (i, a') ↔ (i, b'); those entries are handled point by point inside the
 // block, in H's node order, through H's adjacency.
 //
+// The sweeps work on the unscaled system A x = S⁻¹b, A = S⁻¹ M S⁻¹ =
+// D V⁻¹ − W (symmetric), x = S y: SGS preconditioning is invariant under
+// diagonal scaling, so the iterates and the stopping test are those of the
+// scaled system, and the sweeps save every multiplication by s and the vector
+// s∘t. A node pair with v = 0 has x = 0 (its row of M reads D y = 0); it gets
+// a zero inverse diagonal and zero Dm, so that every vector stays 0 there and
+// CG runs on the other rows only.
+//
 // When the preconditioner's diagonal Dp had to be made positive (M is then not
 // positive definite and CG will report a breakdown), the identity reads
 // M = E + Eᵀ − (2Dp − Dm) and dk holds 2Dp − Dm.
@@ -90,17 +98,25 @@ func newSweepLists(g *graph.Graph) sweepLists {
 }
 
 // prepareSGS sets up the sweeps of the pair after prepare has filled the edge
-// table (with edgeOperator's self-loop factors) and the diagonal: the work
-// vectors, dk, and for every node of G with self-loops the summed table row
+// table (with edgeOperator's self-loop factors) and the diagonal: the unscaled
+// diagonals xdm = Dp/v, xinv = v/Dp and dk = (2Dp − Dm)/v (0 where v = 0), the
+// work vectors, and for every node of G with self-loops the summed table row
 // w_e·w'_f·κe over its loops (H's self-loops zeroed: they lie on the diagonal).
 func (ps *pairSolver) prepareSGS() {
 	g, h := ps.a.g, ps.b.g
 	n, mh := g.N*h.N, h.NumEdges()
-	ps.u = grow(ps.u, n)
 	ps.acc = grow(ps.acc, h.N)
-	for k, d := range ps.diag {
-		// dk = 2Dp − Dm; equal to Dm = Dp whenever Dm > 0.
-		ps.dk[k] = 2*d - ps.dk[k]
+	ps.xdm, ps.xinv = grow(ps.xdm, n), grow(ps.xinv, n)
+	for k, d := range ps.diag[:n] {
+		v := ps.v[k]
+		if v == 0 {
+			ps.xdm[k], ps.xinv[k], ps.dk[k] = 0, 0, 0
+			continue
+		}
+		// dk held the true diagonal Dm; the preconditioner's is Dp = diag.
+		ps.dk[k] = (2*d - ps.dk[k]) / v
+		ps.xdm[k] = d / v
+		ps.xinv[k] = v / d
 	}
 	sw := &ps.a.sw
 	ps.loopOff = ps.loopOff[:0]
@@ -139,30 +155,29 @@ func (ps *pairSolver) loopRow(i int) []float64 {
 	return ps.loopRows[o : o+mh]
 }
 
-// backward solves Eᵀ t = src, setting u = s∘t too (the vector the sweep
-// multiplies by W). With r non-nil it first forms, block by block, the next
-// search direction src = dm∘r + beta·src (CG's direction update, fused into
-// the sweep to save a pass over the vectors).
-func (ps *pairSolver) backward(t, u, src, r, dm []float64, beta float64) {
+// backward solves Eᵀ t = src (unscaled). With r non-nil it first forms,
+// block by block, the next search direction src = dm∘r + beta·src (CG's
+// direction update, fused into the sweep to save a pass over the vectors).
+func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
 	g, h := ps.a.g, ps.b.g
 	nh, mh := h.N, h.NumEdges()
 	hu, hv := h.EdgeU[:mh], h.EdgeV[:mh]
 	sw := &ps.a.sw
-	s, inv := ps.s, ps.inv
+	inv, dm := ps.xinv, ps.xdm
 	acc := ps.acc[:nh]
 	for i := g.N - 1; i >= 0; i-- {
 		clear(acc)
 		for k := sw.upPtr[i]; k < sw.upPtr[i+1]; k++ {
 			e, j := int(sw.up[k]), int(sw.upTo[k])
-			uj := u[j*nh : (j+1)*nh]
+			tj := t[j*nh : (j+1)*nh]
 			for f, c := range ps.cache[e*mh : (e+1)*mh] {
 				a, b := hu[f], hv[f]
-				acc[a] += c * uj[b]
-				acc[b] += c * uj[a]
+				acc[a] += c * tj[b]
+				acc[b] += c * tj[a]
 			}
 		}
 		base := i * nh
-		ti, ui, si, xi, ii := t[base:base+nh], u[base:base+nh], s[base:base+nh], src[base:base+nh], inv[base:base+nh]
+		ti, xi, ii := t[base:base+nh], src[base:base+nh], inv[base:base+nh]
 		if r != nil {
 			ri, di := r[base:base+nh], dm[base:base+nh]
 			for ip, x := range xi {
@@ -174,39 +189,37 @@ func (ps *pairSolver) backward(t, u, src, r, dm []float64, beta float64) {
 				sum := acc[ip]
 				for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
 					if jp := int(h.Col[kp]); jp > ip {
-						sum += lr[h.EdgeOf[kp]] * ui[jp]
+						sum += lr[h.EdgeOf[kp]] * ti[jp]
 					}
 				}
-				tk := (xi[ip] + si[ip]*sum) * ii[ip]
-				ti[ip], ui[ip] = tk, si[ip]*tk
+				ti[ip] = (xi[ip] + sum) * ii[ip]
 			}
 			continue
 		}
 		for ip, a := range acc {
-			tk := (xi[ip] + si[ip]*a) * ii[ip]
-			ti[ip], ui[ip] = tk, si[ip]*tk
+			ti[ip] = (xi[ip] + a) * ii[ip]
 		}
 	}
 }
 
-// forward solves E sol = src − dk∘t, with z = s∘sol kept for the sweep, and
-// sets ap = t + sol, returning srcᵀap: with src = p and t = E⁻ᵀ p, ap = Â p.
-// With t nil it solves E ap = src (the transformed right-hand side) and
-// returns 0. z may alias the u of backward: block i of u is not read again
-// once the forward sweep reaches it.
-func (ps *pairSolver) forward(ap, z, src, t []float64) float64 {
+// forward solves E z = src − dk∘t (unscaled), overwriting t with z, and sets
+// ap = t + z, returning srcᵀap: with src = p and t = E⁻ᵀ p on entry,
+// ap = Â p. With rhs set it solves E ap = src (the transformed right-hand
+// side), using t as scratch, and returns 0. Block i of t is not read again
+// once the sweep has passed it, so z can take its place.
+func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
 	g, h := ps.a.g, ps.b.g
 	nh, mh := h.N, h.NumEdges()
 	hu, hv := h.EdgeU[:mh], h.EdgeV[:mh]
 	sw := &ps.a.sw
-	s, inv, dk := ps.s, ps.inv, ps.dk
+	inv, dk := ps.xinv, ps.dk
 	acc := ps.acc[:nh]
 	pap := 0.0
 	for i := 0; i < g.N; i++ {
 		clear(acc)
 		for k := sw.downPtr[i]; k < sw.downPtr[i+1]; k++ {
 			e, j := int(sw.down[k]), int(sw.downTo[k])
-			zj := z[j*nh : (j+1)*nh]
+			zj := t[j*nh : (j+1)*nh]
 			for f, c := range ps.cache[e*mh : (e+1)*mh] {
 				a, b := hu[f], hv[f]
 				acc[a] += c * zj[b]
@@ -214,42 +227,39 @@ func (ps *pairSolver) forward(ap, z, src, t []float64) float64 {
 			}
 		}
 		base := i * nh
-		zi, si, xi, ii, oi := z[base:base+nh], s[base:base+nh], src[base:base+nh], inv[base:base+nh], ap[base:base+nh]
-		lr := ps.loopRow(i)
-		if lr != nil {
+		ti, xi, ii, oi, di := t[base:base+nh], src[base:base+nh], inv[base:base+nh], ap[base:base+nh], dk[base:base+nh]
+		if lr := ps.loopRow(i); lr != nil {
 			for ip := 0; ip < nh; ip++ {
 				for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
 					if jp := int(h.Col[kp]); jp < ip {
-						acc[ip] += lr[h.EdgeOf[kp]] * zi[jp]
+						acc[ip] += lr[h.EdgeOf[kp]] * ti[jp] // z, written already
 					}
 				}
-				// zi[ip] is written below before a later ip reads it.
-				if t == nil {
-					sol := (xi[ip] + si[ip]*acc[ip]) * ii[ip]
-					zi[ip], oi[ip] = si[ip]*sol, sol
+				if rhs {
+					z := (xi[ip] + acc[ip]) * ii[ip]
+					ti[ip], oi[ip] = z, z
 					continue
 				}
-				tk := t[base+ip]
-				sol := (xi[ip] - dk[base+ip]*tk + si[ip]*acc[ip]) * ii[ip]
-				zi[ip] = si[ip] * sol
-				oi[ip] = tk + sol
+				tk := ti[ip]
+				z := (xi[ip] - di[ip]*tk + acc[ip]) * ii[ip]
+				ti[ip] = z
+				oi[ip] = tk + z
 				pap += xi[ip] * oi[ip]
 			}
 			continue
 		}
-		if t == nil {
+		if rhs {
 			for ip, a := range acc {
-				sol := (xi[ip] + si[ip]*a) * ii[ip]
-				zi[ip], oi[ip] = si[ip]*sol, sol
+				z := (xi[ip] + a) * ii[ip]
+				ti[ip], oi[ip] = z, z
 			}
 			continue
 		}
-		ti, di := t[base:base+nh], dk[base:base+nh]
 		for ip, a := range acc {
 			tk := ti[ip]
-			sol := (xi[ip] - di[ip]*tk + si[ip]*a) * ii[ip]
-			zi[ip] = si[ip] * sol
-			ak := tk + sol
+			z := (xi[ip] - di[ip]*tk + a) * ii[ip]
+			ti[ip] = z
+			ak := tk + z
 			oi[ip] = ak
 			pap += xi[ip] * ak
 		}
@@ -260,15 +270,22 @@ func (ps *pairSolver) forward(ap, z, src, t []float64) float64 {
 // cgSGS solves M y = rhs into y by CG preconditioned with symmetric
 // Gauss–Seidel (see the top of this file), from y = 0, stopping when the
 // preconditioned residual has dropped by tol, after maxIter iterations, or when
-// p̂ᵀÂp̂ ≤ 0 shows M is not positive definite. It allocates nothing; rhs may
-// not alias ps.r, ps.t or ps.u.
+// p̂ᵀÂp̂ ≤ 0 shows M is not positive definite. It works on the unscaled system
+// and converts at entry and exit. It allocates nothing; rhs may alias ps.ap.
 func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveResult {
 	n := len(rhs)
-	r, p, ap, t, u, dm, y := ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], ps.u[:n], ps.diag[:n], y[:n]
+	r, p, ap, t, dm, y := ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], ps.xdm[:n], y[:n]
+	s := ps.s[:n]
 	clear(y)
-	// r̂ = E⁻¹ rhs. ap may alias rhs (solvePrimal keeps it there), so the
-	// transformed right-hand side goes straight to r.
-	ps.forward(r, u, rhs, nil)
+	// r̂ = E⁻¹ S⁻¹ rhs; the unscaled right-hand side goes through p.
+	for k, b := range rhs {
+		if s[k] > 0 {
+			p[k] = b / s[k]
+		} else {
+			p[k] = 0
+		}
+	}
+	ps.forward(r, t, p, true)
 	rz := 0.0
 	for k, x := range r {
 		rz += x * x * dm[k]
@@ -291,8 +308,8 @@ func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveRes
 			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0)}
 			break
 		}
-		ps.backward(t, u, p, r, dm, beta)
-		pap := ps.forward(ap, u, p, t)
+		ps.backward(t, p, r, beta)
+		pap := ps.forward(ap, t, p, false)
 		if !(pap > 0) || math.IsInf(pap, 0) {
 			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0)}
 			break
@@ -302,8 +319,14 @@ func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveRes
 		beta = rzNew / rz
 		rz = rzNew
 	}
-	// y = E⁻ᵀ ŷ.
-	ps.backward(t, u, y, nil, nil, 0)
-	copy(y, t)
+	// x = E⁻ᵀ x̂, y = S⁻¹ x.
+	ps.backward(t, y, nil, 0)
+	for k, x := range t {
+		if s[k] > 0 {
+			y[k] = x / s[k]
+		} else {
+			y[k] = 0
+		}
+	}
 	return res
 }

@@ -180,8 +180,10 @@ type pairSolver struct {
 	// sgs reports that the pair is solved with symmetric Gauss–Seidel on the
 	// edge table (sgs.go); u, acc, dk, loopRows and loopOff are its scratch.
 	sgs      bool
-	u, acc   []float64
+	acc      []float64
 	dk       []float64
+	xdm      []float64
+	xinv     []float64
 	loopRows []float64
 	loopOff  []int32
 	// cw is the product of the sides' class weights (quotient graphs), nil
