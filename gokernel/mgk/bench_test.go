@@ -15,7 +15,7 @@ import (
 
 // mutagFull loads the whole MUTAG set when the shared copy is present, else the
 // 20-graph excerpt in testdata.
-func mutagFull(b *testing.B) []*graph.Graph {
+func mutagFull(b testing.TB) []*graph.Graph {
 	if ds, err := tudataset.Load("/work/shared/datasets/MUTAG", "MUTAG"); err == nil {
 		return ds.Graphs
 	}
@@ -209,6 +209,7 @@ var solverConfigs = []struct {
 	{"jacobi", func(o *Options) { o.Solver, o.Quotient = SolverJacobi, QuotientOff }},
 	{"sgs", func(o *Options) { o.Quotient = QuotientOff }},
 	{"default", func(o *Options) {}},
+	{"sgs-all", func(o *Options) { o.Solver = SolverSGS }},
 }
 
 // BenchmarkGramSolvers is the full symmetric MUTAG Gram matrix (q = 0.01,

@@ -48,6 +48,9 @@ import (
 // node i, the edges to higher-numbered nodes (up) and to lower ones (down)
 // with their other endpoints, and its self-loops.
 type sweepLists struct {
+	// ends packs each edge's endpoints, u | v<<32, for the sweeps over the
+	// other graph of a pair.
+	ends                  []uint64
 	upPtr, up, upTo       []int32
 	downPtr, down, downTo []int32
 	loopPtr, loop         []int32
@@ -78,6 +81,10 @@ func newSweepLists(g *graph.Graph) sweepLists {
 	s.down = make([]int32, s.downPtr[g.N])
 	s.downTo = make([]int32, s.downPtr[g.N])
 	s.loop = make([]int32, s.loopPtr[g.N])
+	s.ends = make([]uint64, g.NumEdges())
+	for e := range s.ends {
+		s.ends[e] = uint64(uint32(g.EdgeU[e])) | uint64(uint32(g.EdgeV[e]))<<32
+	}
 	nu := append([]int32(nil), s.upPtr[:g.N]...)
 	nd := append([]int32(nil), s.downPtr[:g.N]...)
 	nl := append([]int32(nil), s.loopPtr[:g.N]...)
@@ -107,8 +114,12 @@ func (ps *pairSolver) prepareSGS() {
 	n, mh := g.N*h.N, h.NumEdges()
 	ps.acc = grow(ps.acc, h.N)
 	ps.xdm, ps.xinv = grow(ps.xdm, n), grow(ps.xinv, n)
+	ps.dkIsDm = true
 	for k, d := range ps.diag[:n] {
 		v := ps.v[k]
+		if d != ps.dk[k] {
+			ps.dkIsDm = false // the preconditioner's diagonal was fixed
+		}
 		if v == 0 {
 			ps.xdm[k], ps.xinv[k], ps.dk[k] = 0, 0, 0
 			continue
@@ -161,7 +172,7 @@ func (ps *pairSolver) loopRow(i int) []float64 {
 func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
 	g, h := ps.a.g, ps.b.g
 	nh, mh := h.N, h.NumEdges()
-	hu, hv := h.EdgeU[:mh], h.EdgeV[:mh]
+	hab := ps.b.sw.ends[:mh]
 	sw := &ps.a.sw
 	inv, dm := ps.xinv, ps.xdm
 	acc := ps.acc[:nh]
@@ -171,20 +182,31 @@ func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
 			e, j := int(sw.up[k]), int(sw.upTo[k])
 			tj := t[j*nh : (j+1)*nh]
 			for f, c := range ps.cache[e*mh : (e+1)*mh] {
-				a, b := hu[f], hv[f]
+				ab := hab[f]
+				a, b := uint32(ab), ab>>32
 				acc[a] += c * tj[b]
 				acc[b] += c * tj[a]
 			}
 		}
 		base := i * nh
 		ti, xi, ii := t[base:base+nh], src[base:base+nh], inv[base:base+nh]
+		lr := ps.loopRow(i)
+		if r != nil && lr == nil {
+			ri, di := r[base:base+nh], dm[base:base+nh]
+			for ip, a := range acc {
+				x := ri[ip]*di[ip] + beta*xi[ip]
+				xi[ip] = x
+				ti[ip] = (x + a) * ii[ip]
+			}
+			continue
+		}
 		if r != nil {
 			ri, di := r[base:base+nh], dm[base:base+nh]
 			for ip, x := range xi {
 				xi[ip] = ri[ip]*di[ip] + beta*x
 			}
 		}
-		if lr := ps.loopRow(i); lr != nil {
+		if lr != nil {
 			for ip := nh - 1; ip >= 0; ip-- {
 				sum := acc[ip]
 				for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
@@ -210,7 +232,7 @@ func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
 func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
 	g, h := ps.a.g, ps.b.g
 	nh, mh := h.N, h.NumEdges()
-	hu, hv := h.EdgeU[:mh], h.EdgeV[:mh]
+	hab := ps.b.sw.ends[:mh]
 	sw := &ps.a.sw
 	inv, dk := ps.xinv, ps.dk
 	acc := ps.acc[:nh]
@@ -221,7 +243,8 @@ func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
 			e, j := int(sw.down[k]), int(sw.downTo[k])
 			zj := t[j*nh : (j+1)*nh]
 			for f, c := range ps.cache[e*mh : (e+1)*mh] {
-				a, b := hu[f], hv[f]
+				ab := hab[f]
+				a, b := uint32(ab), ab>>32
 				acc[a] += c * zj[b]
 				acc[b] += c * zj[a]
 			}
@@ -252,6 +275,17 @@ func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
 			for ip, a := range acc {
 				z := (xi[ip] + a) * ii[ip]
 				ti[ip], oi[ip] = z, z
+			}
+			continue
+		}
+		if ps.dkIsDm {
+			// dk·inv = 1: z = (x + a)·inv − t and ap = t + z = (x + a)·inv.
+			for ip, a := range acc {
+				x := xi[ip]
+				ak := (x + a) * ii[ip]
+				ti[ip] = ak - ti[ip]
+				oi[ip] = ak
+				pap += x * ak
 			}
 			continue
 		}

@@ -184,6 +184,7 @@ type pairSolver struct {
 	dk       []float64
 	xdm      []float64
 	xinv     []float64
+	dkIsDm   bool
 	loopRows []float64
 	loopOff  []int32
 	// cw is the product of the sides' class weights (quotient graphs), nil
