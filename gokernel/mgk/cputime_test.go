@@ -8,9 +8,15 @@ import (
 	"time"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
-var cpuPairs = flag.Int("cpupairs", 0, "pairs TestPairCPUTime solves per solver (0 skips)")
+var (
+	cpuPairs = flag.Int("cpupairs", 0, "pairs TestPairCPUTime solves per solver (0 skips)")
+	cpuSet   = flag.String("cpuset", "MUTAG", "TU data set of TestPairCPUTime")
+	cpuOnly  = flag.String("cpuonly", "", "run only this configuration, once (for instruction counts under valgrind)")
+	cpuGrad  = flag.Bool("cpugrad", false, "with -cpuonly: GramGrad instead of Gram")
+)
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -26,7 +32,11 @@ func TestPairCPUTime(t *testing.T) {
 	if *cpuPairs == 0 {
 		t.Skip("no -cpupairs")
 	}
-	gs := mutagFull(nil)
+	ds, err := tudataset.Load("/work/shared/datasets/"+*cpuSet, *cpuSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := ds.Graphs
 	slices.SortStableFunc(gs, func(a, b *graph.Graph) int { return a.N - b.N })
 	type cfg struct {
 		name string
@@ -36,6 +46,7 @@ func TestPairCPUTime(t *testing.T) {
 		{"jacobi-1e-12", Options{Solver: SolverJacobi, Tol: 1e-12}},
 		{"jacobi", Options{Solver: SolverJacobi}},
 		{"sgs", Options{Solver: SolverSGS}},
+		{"auto", Options{}},
 	}
 	var setup time.Duration
 	total := make([]time.Duration, len(cfgs))
@@ -45,7 +56,7 @@ func TestPairCPUTime(t *testing.T) {
 		g, h := gs[(k*7919)%len(gs)], gs[(k*104729+13)%len(gs)]
 		a, c := newSide(g, nil, defaultPackMinEdges), newSide(h, nil, defaultPackMinEdges)
 		{
-			opt, _ := labelOptions(0.01).resolve()
+			opt, _ := datasetOptions(gs, 0.01).resolve()
 			start := cpuTime()
 			for range 20 {
 				if err := ps.prepare(&a, &c, &opt); err != nil {
@@ -55,7 +66,7 @@ func TestPairCPUTime(t *testing.T) {
 			setup += cpuTime() - start
 		}
 		for ci, cf := range cfgs {
-			opt := labelOptions(0.01)
+			opt := datasetOptions(gs, 0.01)
 			opt.Solver, opt.Tol = cf.opt.Solver, cf.opt.Tol
 			opt, _ = opt.resolve()
 			start := cpuTime()
@@ -72,5 +83,66 @@ func TestPairCPUTime(t *testing.T) {
 	for ci, cf := range cfgs {
 		t.Logf("%-13s cpu %v  ×%.2f vs first, %.1f iters/pair, %.0f ns/iter", cf.name, total[ci], total[0].Seconds()/total[ci].Seconds(),
 			float64(iters[ci])/float64(20**cpuPairs), float64(total[ci].Nanoseconds())/float64(iters[ci]))
+	}
+}
+
+// TestGramGradCPUTime is TestPairCPUTime for GramGrad on -cpupairs graphs of
+// the set (all pairs), with the solver configurations of the benchmarks.
+func TestGramGradCPUTime(t *testing.T) {
+	if *cpuPairs == 0 {
+		t.Skip("no -cpupairs")
+	}
+	ds, err := tudataset.Load("/work/shared/datasets/"+*cpuSet, *cpuSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := ds.Graphs[:min(*cpuPairs, len(ds.Graphs))]
+	n := len(gs)
+	if *cpuOnly != "" {
+		for _, c := range solverConfigs {
+			if c.name != *cpuOnly {
+				continue
+			}
+			opt := datasetOptions(gs, 0.01)
+			opt.NJobs = 1
+			c.set(&opt)
+			out := make([]float64, n*n)
+			if *cpuGrad {
+				_, err = GramGrad(gs, nil, nil, nil, true, opt, out, make([]float64, n*n*NumParams(opt)), nil)
+			} else {
+				_, err = Gram(gs, nil, nil, nil, true, opt, out, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	for _, grad := range []bool{false, true} {
+		best := make([]time.Duration, len(solverConfigs))
+		for range 3 {
+			for ci, c := range solverConfigs {
+				opt := datasetOptions(gs, 0.01)
+				opt.NJobs = 1
+				c.set(&opt)
+				out := make([]float64, n*n)
+				g := make([]float64, n*n*NumParams(opt))
+				start := cpuTime()
+				if grad {
+					_, err = GramGrad(gs, nil, nil, nil, true, opt, out, g, nil)
+				} else {
+					_, err = Gram(gs, nil, nil, nil, true, opt, out, nil)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if el := cpuTime() - start; best[ci] == 0 || el < best[ci] {
+					best[ci] = el
+				}
+			}
+		}
+		for ci, c := range solverConfigs {
+			t.Logf("grad=%v %-13s cpu %v  ×%.2f", grad, c.name, best[ci], best[0].Seconds()/best[ci].Seconds())
+		}
 	}
 }

@@ -66,10 +66,21 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	o.grad = true
 	ps := schedule.Pairs(len(xs.sides), len(ys.sides), symmetric)
 	return runPairs(xs, ys, ps, &o, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
-		res := s.solvePrimal()
 		s.gs.g = grow(s.gs.g, np)
 		g := s.gs.g
-		k, adj := s.gradient(&s.gs, g)
+		var res, adj solveResult
+		var k float64
+		if s.sgs {
+			// Primal and adjoint in lockstep, sharing the sweeps.
+			s.gs.grow(len(s.y))
+			s.ap2 = grow(s.ap2, len(s.y))
+			rhs2 := s.adjointRHS(s.ap2)
+			res, adj = s.cgSGS2(s.primalRHS(), s.y, rhs2, s.gs.u, s.tol, o.MaxIter)
+			k, _ = s.gradient(&s.gs, g, &adj)
+		} else {
+			res = s.solvePrimal()
+			k, adj = s.gradient(&s.gs, g, nil)
+		}
 		forMembers(xs, ys, p, symmetric, func(i, j int, _ bool) {
 			out[i*m+j] = k
 			copy(grad[(i*m+j)*np:(i*m+j+1)*np], g)
@@ -84,17 +95,38 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	}, memberPairs(xs, ys, symmetric))
 }
 
+// grow sizes gs's vectors for n product nodes.
+func (gs *gradScratch) grow(n int) {
+	for _, s := range []*[]float64{&gs.x, &gs.u, &gs.wx, &gs.wu, &gs.lam} {
+		*s = grow(*s, n)
+	}
+}
+
+// adjointRHS writes the adjoint's right-hand side S (c∘p⊗p') to dst.
+func (ps *pairSolver) adjointRHS(dst []float64) []float64 {
+	a, b := ps.a, ps.b
+	nh := b.g.N
+	rhs := dst[:a.g.N*nh]
+	for i := 0; i < a.g.N; i++ {
+		for ip := 0; ip < nh; ip++ {
+			k := i*nh + ip
+			rhs[k] = ps.s[k] * ps.c(k) * a.p(i) * b.p(ip)
+		}
+	}
+	return rhs
+}
+
 // gradient writes ∂K/∂θ of the pair solved last into g and returns K,
 // corrected by the adjoint (K = cᵀy + ũᵀr, whose error is the product of the
-// two solves' errors), and the result of the adjoint solve.
-func (ps *pairSolver) gradient(gs *gradScratch, g []float64) (float64, solveResult) {
+// two solves' errors), and the result of the adjoint solve. With solved
+// non-nil the adjoint solution is in gs.u already (cgSGS2) and solved is its
+// result.
+func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult) (float64, solveResult) {
 	a, b, opt := ps.a, ps.b, ps.opt
 	G, H := a.g, b.g
 	nh := H.N
 	N := G.N * nh
-	for _, s := range []*[]float64{&gs.x, &gs.u, &gs.wx, &gs.wu, &gs.lam} {
-		*s = grow(*s, N)
-	}
+	gs.grow(N)
 	nv, ne := opt.NodeKernel.NumParams(), opt.EdgeKernel.NumParams()
 	gs.gv, gs.ge = grow(gs.gv, nv), grow(gs.ge, ne)
 	clear(g)
@@ -111,14 +143,12 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64) (float64, solveResu
 
 	// Adjoint: (D − S W S) ũ = S (c∘p⊗p'), u = S ũ. The right-hand side
 	// lives in ap, as in solvePrimal.
-	rhs := ps.ap[:N]
-	for i := 0; i < G.N; i++ {
-		for ip := 0; ip < nh; ip++ {
-			k := i*nh + ip
-			rhs[k] = ps.s[k] * ps.c(k) * a.p(i) * b.p(ip)
-		}
+	var adj solveResult
+	if solved != nil {
+		adj = *solved
+	} else {
+		adj = ps.cg(ps.adjointRHS(ps.ap), gs.u, ps.tol, opt.MaxIter)
 	}
-	adj := ps.cg(rhs, gs.u, ps.tol, opt.MaxIter)
 	// K = cᵀy + ũᵀr with the primal residual r = b − M y
 	// = s∘(W x + [Lmin = 0] D c) − D∘y.
 	K, corr := ps.value(), 0.0

@@ -166,61 +166,107 @@ func (ps *pairSolver) loopRow(i int) []float64 {
 	return ps.loopRows[o : o+mh]
 }
 
+// scatter adds to acc, for block i, the products of the table rows of the G
+// edges listed in ptr/edges/to (i's up or down edges) with the blocks of x
+// at their other ends: acc[a'] += c·x_j[b'], acc[b'] += c·x_j[a'].
+func (ps *pairSolver) scatter(i int, ptr, edges, to []int32, acc, x []float64) {
+	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
+	hab := ps.b.sw.ends[:mh]
+	for k := ptr[i]; k < ptr[i+1]; k++ {
+		e, j := int(edges[k]), int(to[k])
+		xj := x[j*nh : (j+1)*nh]
+		for f, c := range ps.cache[e*mh : (e+1)*mh] {
+			ab := hab[f]
+			a, b := uint32(ab), ab>>32
+			acc[a] += c * xj[b]
+			acc[b] += c * xj[a]
+		}
+	}
+}
+
+// scatter2 is scatter for two vectors at once: the table is read once.
+func (ps *pairSolver) scatter2(i int, ptr, edges, to []int32, acc1, x1, acc2, x2 []float64) {
+	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
+	hab := ps.b.sw.ends[:mh]
+	for k := ptr[i]; k < ptr[i+1]; k++ {
+		e, j := int(edges[k]), int(to[k])
+		x1j, x2j := x1[j*nh:(j+1)*nh], x2[j*nh:(j+1)*nh]
+		for f, c := range ps.cache[e*mh : (e+1)*mh] {
+			ab := hab[f]
+			a, b := uint32(ab), ab>>32
+			acc1[a] += c * x1j[b]
+			acc1[b] += c * x1j[a]
+			acc2[a] += c * x2j[b]
+			acc2[b] += c * x2j[a]
+		}
+	}
+}
+
 // backward solves Eᵀ t = src (unscaled). With r non-nil it first forms,
 // block by block, the next search direction src = dm∘r + beta·src (CG's
 // direction update, fused into the sweep to save a pass over the vectors).
 func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
-	g, h := ps.a.g, ps.b.g
-	nh, mh := h.N, h.NumEdges()
-	hab := ps.b.sw.ends[:mh]
+	nh := ps.b.g.N
 	sw := &ps.a.sw
-	inv, dm := ps.xinv, ps.xdm
 	acc := ps.acc[:nh]
-	for i := g.N - 1; i >= 0; i-- {
+	for i := ps.a.g.N - 1; i >= 0; i-- {
 		clear(acc)
-		for k := sw.upPtr[i]; k < sw.upPtr[i+1]; k++ {
-			e, j := int(sw.up[k]), int(sw.upTo[k])
-			tj := t[j*nh : (j+1)*nh]
-			for f, c := range ps.cache[e*mh : (e+1)*mh] {
-				ab := hab[f]
-				a, b := uint32(ab), ab>>32
-				acc[a] += c * tj[b]
-				acc[b] += c * tj[a]
-			}
-		}
-		base := i * nh
-		ti, xi, ii := t[base:base+nh], src[base:base+nh], inv[base:base+nh]
-		lr := ps.loopRow(i)
-		if r != nil && lr == nil {
-			ri, di := r[base:base+nh], dm[base:base+nh]
-			for ip, a := range acc {
-				x := ri[ip]*di[ip] + beta*xi[ip]
-				xi[ip] = x
-				ti[ip] = (x + a) * ii[ip]
-			}
-			continue
-		}
-		if r != nil {
-			ri, di := r[base:base+nh], dm[base:base+nh]
-			for ip, x := range xi {
-				xi[ip] = ri[ip]*di[ip] + beta*x
-			}
-		}
-		if lr != nil {
-			for ip := nh - 1; ip >= 0; ip-- {
-				sum := acc[ip]
-				for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
-					if jp := int(h.Col[kp]); jp > ip {
-						sum += lr[h.EdgeOf[kp]] * ti[jp]
-					}
-				}
-				ti[ip] = (xi[ip] + sum) * ii[ip]
-			}
-			continue
-		}
+		ps.scatter(i, sw.upPtr, sw.up, sw.upTo, acc, t)
+		ps.backBlock(i, acc, t, src, r, beta)
+	}
+}
+
+// backward2 is backward for two columns, sharing the table reads.
+func (ps *pairSolver) backward2(c1, c2 *sgsCol) {
+	nh := ps.b.g.N
+	sw := &ps.a.sw
+	acc1, acc2 := ps.acc[:nh], ps.acc2[:nh]
+	for i := ps.a.g.N - 1; i >= 0; i-- {
+		clear(acc1)
+		clear(acc2)
+		ps.scatter2(i, sw.upPtr, sw.up, sw.upTo, acc1, c1.t, acc2, c2.t)
+		ps.backBlock(i, acc1, c1.t, c1.p, c1.r, c1.beta)
+		ps.backBlock(i, acc2, c2.t, c2.p, c2.r, c2.beta)
+	}
+}
+
+// backBlock finishes block i of backward once acc holds the products with
+// the blocks j > i.
+func (ps *pairSolver) backBlock(i int, acc, t, src, r []float64, beta float64) {
+	h := ps.b.g
+	nh := h.N
+	base := i * nh
+	ti, xi, ii := t[base:base+nh], src[base:base+nh], ps.xinv[base:base+nh]
+	lr := ps.loopRow(i)
+	if r != nil && lr == nil {
+		ri, di := r[base:base+nh], ps.xdm[base:base+nh]
 		for ip, a := range acc {
-			ti[ip] = (xi[ip] + a) * ii[ip]
+			x := ri[ip]*di[ip] + beta*xi[ip]
+			xi[ip] = x
+			ti[ip] = (x + a) * ii[ip]
 		}
+		return
+	}
+	if r != nil {
+		ri, di := r[base:base+nh], ps.xdm[base:base+nh]
+		for ip, x := range xi {
+			xi[ip] = ri[ip]*di[ip] + beta*x
+		}
+	}
+	if lr != nil {
+		for ip := nh - 1; ip >= 0; ip-- {
+			sum := acc[ip]
+			for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+				if jp := int(h.Col[kp]); jp > ip {
+					sum += lr[h.EdgeOf[kp]] * ti[jp]
+				}
+			}
+			ti[ip] = (xi[ip] + sum) * ii[ip]
+		}
+		return
+	}
+	for ip, a := range acc {
+		ti[ip] = (xi[ip] + a) * ii[ip]
 	}
 }
 
@@ -230,75 +276,177 @@ func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
 // side), using t as scratch, and returns 0. Block i of t is not read again
 // once the sweep has passed it, so z can take its place.
 func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
-	g, h := ps.a.g, ps.b.g
-	nh, mh := h.N, h.NumEdges()
-	hab := ps.b.sw.ends[:mh]
+	nh := ps.b.g.N
 	sw := &ps.a.sw
-	inv, dk := ps.xinv, ps.dk
 	acc := ps.acc[:nh]
 	pap := 0.0
-	for i := 0; i < g.N; i++ {
+	for i := 0; i < ps.a.g.N; i++ {
 		clear(acc)
-		for k := sw.downPtr[i]; k < sw.downPtr[i+1]; k++ {
-			e, j := int(sw.down[k]), int(sw.downTo[k])
-			zj := t[j*nh : (j+1)*nh]
-			for f, c := range ps.cache[e*mh : (e+1)*mh] {
-				ab := hab[f]
-				a, b := uint32(ab), ab>>32
-				acc[a] += c * zj[b]
-				acc[b] += c * zj[a]
-			}
-		}
-		base := i * nh
-		ti, xi, ii, oi, di := t[base:base+nh], src[base:base+nh], inv[base:base+nh], ap[base:base+nh], dk[base:base+nh]
-		if lr := ps.loopRow(i); lr != nil {
-			for ip := 0; ip < nh; ip++ {
-				for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
-					if jp := int(h.Col[kp]); jp < ip {
-						acc[ip] += lr[h.EdgeOf[kp]] * ti[jp] // z, written already
-					}
-				}
-				if rhs {
-					z := (xi[ip] + acc[ip]) * ii[ip]
-					ti[ip], oi[ip] = z, z
-					continue
-				}
-				tk := ti[ip]
-				z := (xi[ip] - di[ip]*tk + acc[ip]) * ii[ip]
-				ti[ip] = z
-				oi[ip] = tk + z
-				pap += xi[ip] * oi[ip]
-			}
-			continue
-		}
-		if rhs {
-			for ip, a := range acc {
-				z := (xi[ip] + a) * ii[ip]
-				ti[ip], oi[ip] = z, z
-			}
-			continue
-		}
-		if ps.dkIsDm {
-			// dk·inv = 1: z = (x + a)·inv − t and ap = t + z = (x + a)·inv.
-			for ip, a := range acc {
-				x := xi[ip]
-				ak := (x + a) * ii[ip]
-				ti[ip] = ak - ti[ip]
-				oi[ip] = ak
-				pap += x * ak
-			}
-			continue
-		}
-		for ip, a := range acc {
-			tk := ti[ip]
-			z := (xi[ip] - di[ip]*tk + a) * ii[ip]
-			ti[ip] = z
-			ak := tk + z
-			oi[ip] = ak
-			pap += xi[ip] * ak
-		}
+		ps.scatter(i, sw.downPtr, sw.down, sw.downTo, acc, t)
+		pap += ps.fwdBlock(i, acc, ap, t, src, rhs)
 	}
 	return pap
+}
+
+// forward2 is forward (rhs false) for two columns, sharing the table reads;
+// it returns both columns' pᵀÂp.
+func (ps *pairSolver) forward2(c1, c2 *sgsCol) (float64, float64) {
+	nh := ps.b.g.N
+	sw := &ps.a.sw
+	acc1, acc2 := ps.acc[:nh], ps.acc2[:nh]
+	pap1, pap2 := 0.0, 0.0
+	for i := 0; i < ps.a.g.N; i++ {
+		clear(acc1)
+		clear(acc2)
+		ps.scatter2(i, sw.downPtr, sw.down, sw.downTo, acc1, c1.t, acc2, c2.t)
+		pap1 += ps.fwdBlock(i, acc1, c1.ap, c1.t, c1.p, false)
+		pap2 += ps.fwdBlock(i, acc2, c2.ap, c2.t, c2.p, false)
+	}
+	return pap1, pap2
+}
+
+// fwdBlock finishes block i of forward once acc holds the products with the
+// blocks j < i, and returns the block's share of srcᵀap.
+func (ps *pairSolver) fwdBlock(i int, acc, ap, t, src []float64, rhs bool) float64 {
+	h := ps.b.g
+	nh := h.N
+	base := i * nh
+	ti, xi, ii, oi, di := t[base:base+nh], src[base:base+nh], ps.xinv[base:base+nh], ap[base:base+nh], ps.dk[base:base+nh]
+	pap := 0.0
+	if lr := ps.loopRow(i); lr != nil {
+		for ip := 0; ip < nh; ip++ {
+			for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+				if jp := int(h.Col[kp]); jp < ip {
+					acc[ip] += lr[h.EdgeOf[kp]] * ti[jp] // z, written already
+				}
+			}
+			if rhs {
+				z := (xi[ip] + acc[ip]) * ii[ip]
+				ti[ip], oi[ip] = z, z
+				continue
+			}
+			tk := ti[ip]
+			z := (xi[ip] - di[ip]*tk + acc[ip]) * ii[ip]
+			ti[ip] = z
+			oi[ip] = tk + z
+			pap += xi[ip] * oi[ip]
+		}
+		return pap
+	}
+	if rhs {
+		for ip, a := range acc {
+			z := (xi[ip] + a) * ii[ip]
+			ti[ip], oi[ip] = z, z
+		}
+		return 0
+	}
+	if ps.dkIsDm {
+		// dk·inv = 1: z = (x + a)·inv − t and ap = t + z = (x + a)·inv.
+		for ip, a := range acc {
+			x := xi[ip]
+			ak := (x + a) * ii[ip]
+			ti[ip] = ak - ti[ip]
+			oi[ip] = ak
+			pap += x * ak
+		}
+		return pap
+	}
+	for ip, a := range acc {
+		tk := ti[ip]
+		z := (xi[ip] - di[ip]*tk + a) * ii[ip]
+		ti[ip] = z
+		ak := tk + z
+		oi[ip] = ak
+		pap += xi[ip] * ak
+	}
+	return pap
+}
+
+// sgsCol is the state of one CG solve in cgSGS: its vectors (unscaled) and
+// scalars. cgSGS2 runs two in lockstep.
+type sgsCol struct {
+	r, p, ap, t, y []float64
+	rz, rz0, thr   float64
+	beta           float64
+	it             int
+	done           bool
+	res            solveResult
+}
+
+// start sets c up for M y = rhs from y = 0: r̂ = E⁻¹ S⁻¹ rhs (the unscaled
+// right-hand side goes through p), and reports whether there is anything to
+// solve.
+func (ps *pairSolver) start(c *sgsCol, rhs []float64, tol float64) {
+	s, dm := ps.s[:len(rhs)], ps.xdm
+	clear(c.y)
+	for k, b := range rhs {
+		if s[k] > 0 {
+			c.p[k] = b / s[k]
+		} else {
+			c.p[k] = 0
+		}
+	}
+	ps.forward(c.r, c.t, c.p, true)
+	c.rz = 0
+	for k, x := range c.r {
+		c.rz += x * x * dm[k]
+	}
+	// The first direction is Dm∘r̂: backward's update with beta = 0 on a
+	// zeroed p.
+	clear(c.p)
+	c.beta, c.it, c.done = 0, 0, false
+	c.rz0, c.thr = c.rz, tol*tol*c.rz
+	if c.rz == 0 {
+		c.done, c.res = true, solveResult{converged: true}
+	}
+}
+
+// check ends c when it has converged or run out of iterations.
+func (c *sgsCol) check(maxIter int) {
+	switch {
+	case c.done:
+	case c.rz <= c.thr:
+		c.done, c.res = true, solveResult{iters: c.it, residual: math.Sqrt(c.rz / c.rz0), converged: true}
+	case c.it >= maxIter:
+		c.done, c.res = true, solveResult{iters: c.it, residual: math.Sqrt(c.rz / c.rz0)}
+	}
+}
+
+// step finishes an iteration of c once ap = Â p and pap = pᵀÂp.
+func (ps *pairSolver) step(c *sgsCol, pap float64) {
+	if !(pap > 0) || math.IsInf(pap, 0) {
+		c.done, c.res = true, solveResult{iters: c.it, residual: math.Sqrt(c.rz / c.rz0)}
+		return
+	}
+	alpha := c.rz / pap
+	rzNew, _ := vec.Step(c.y, c.r, c.p, c.ap, ps.xdm[:len(c.y)], alpha)
+	c.beta = rzNew / c.rz
+	c.rz = rzNew
+	c.it++
+}
+
+// finish maps c's solution back: x = E⁻ᵀ x̂, y = S⁻¹ x.
+func (ps *pairSolver) finish(c *sgsCol) solveResult {
+	if c.res.converged && c.rz0 == 0 {
+		return c.res // y is 0
+	}
+	ps.backward(c.t, c.y, nil, 0)
+	s := ps.s
+	for k, x := range c.t {
+		if s[k] > 0 {
+			c.y[k] = x / s[k]
+		} else {
+			c.y[k] = 0
+		}
+	}
+	return c.res
+}
+
+// col1 returns the column state on the solver's own vectors.
+func (ps *pairSolver) col1(y []float64, n int) *sgsCol {
+	c := &ps.cols[0]
+	c.r, c.p, c.ap, c.t, c.y = ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], y[:n]
+	return c
 }
 
 // cgSGS solves M y = rhs into y by CG preconditioned with symmetric
@@ -307,60 +455,46 @@ func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
 // p̂ᵀÂp̂ ≤ 0 shows M is not positive definite. It works on the unscaled system
 // and converts at entry and exit. It allocates nothing; rhs may alias ps.ap.
 func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveResult {
-	n := len(rhs)
-	r, p, ap, t, dm, y := ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], ps.xdm[:n], y[:n]
-	s := ps.s[:n]
-	clear(y)
-	// r̂ = E⁻¹ S⁻¹ rhs; the unscaled right-hand side goes through p.
-	for k, b := range rhs {
-		if s[k] > 0 {
-			p[k] = b / s[k]
-		} else {
-			p[k] = 0
-		}
+	c := ps.col1(y, len(rhs))
+	ps.start(c, rhs, tol)
+	ps.run1(c, maxIter)
+	return ps.finish(c)
+}
+
+// run1 iterates c alone until it is done.
+func (ps *pairSolver) run1(c *sgsCol, maxIter int) {
+	for c.check(maxIter); !c.done; c.check(maxIter) {
+		ps.backward(c.t, c.p, c.r, c.beta)
+		ps.step(c, ps.forward(c.ap, c.t, c.p, false))
 	}
-	ps.forward(r, t, p, true)
-	rz := 0.0
-	for k, x := range r {
-		rz += x * x * dm[k]
+}
+
+// cgSGS2 is cgSGS for two systems with the same matrix, M y1 = rhs1 and
+// M y2 = rhs2, run in lockstep so that each sweep reads the edge table once
+// for both; the one that converges last goes on alone. rhs1 may alias ps.ap,
+// rhs2 ps.ap2.
+func (ps *pairSolver) cgSGS2(rhs1, y1, rhs2, y2 []float64, tol float64, maxIter int) (solveResult, solveResult) {
+	n := len(rhs1)
+	for _, v := range []*[]float64{&ps.r2, &ps.p2, &ps.ap2, &ps.t2} {
+		*v = grow(*v, n)
 	}
-	if rz == 0 {
-		return solveResult{converged: true}
+	ps.acc2 = grow(ps.acc2, ps.b.g.N)
+	c1 := ps.col1(y1, n)
+	c2 := &ps.cols[1]
+	c2.r, c2.p, c2.ap, c2.t, c2.y = ps.r2[:n], ps.p2[:n], ps.ap2[:n], ps.t2[:n], y2[:n]
+	ps.start(c1, rhs1, tol)
+	ps.start(c2, rhs2, tol)
+	c1.check(maxIter)
+	c2.check(maxIter)
+	for !c1.done && !c2.done {
+		ps.backward2(c1, c2)
+		pap1, pap2 := ps.forward2(c1, c2)
+		ps.step(c1, pap1)
+		ps.step(c2, pap2)
+		c1.check(maxIter)
+		c2.check(maxIter)
 	}
-	// The first direction is Dm∘r̂: backward's update with beta = 0 on a
-	// zeroed p.
-	clear(p)
-	beta := 0.0
-	rz0, thr := rz, tol*tol*rz
-	res := solveResult{}
-	for it := 0; ; it++ {
-		if rz <= thr {
-			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0), converged: true}
-			break
-		}
-		if it >= maxIter {
-			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0)}
-			break
-		}
-		ps.backward(t, p, r, beta)
-		pap := ps.forward(ap, t, p, false)
-		if !(pap > 0) || math.IsInf(pap, 0) {
-			res = solveResult{iters: it, residual: math.Sqrt(rz / rz0)}
-			break
-		}
-		alpha := rz / pap
-		rzNew, _ := vec.Step(y, r, p, ap, dm, alpha)
-		beta = rzNew / rz
-		rz = rzNew
-	}
-	// x = E⁻ᵀ x̂, y = S⁻¹ x.
-	ps.backward(t, y, nil, 0)
-	for k, x := range t {
-		if s[k] > 0 {
-			y[k] = x / s[k]
-		} else {
-			y[k] = 0
-		}
-	}
-	return res
+	ps.run1(c1, maxIter)
+	ps.run1(c2, maxIter)
+	return ps.finish(c1), ps.finish(c2)
 }

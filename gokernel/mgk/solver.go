@@ -179,14 +179,18 @@ type pairSolver struct {
 	cache          []float64
 	// sgs reports that the pair is solved with symmetric Gauss–Seidel on the
 	// edge table (sgs.go); u, acc, dk, loopRows and loopOff are its scratch.
-	sgs      bool
-	acc      []float64
-	dk       []float64
-	xdm      []float64
-	xinv     []float64
-	dkIsDm   bool
-	loopRows []float64
-	loopOff  []int32
+	sgs bool
+	acc []float64
+	dk  []float64
+	// cols, acc2 and r2, p2, ap2, t2 are the column states and the second
+	// column's vectors of cgSGS2.
+	cols                  [2]sgsCol
+	acc2, r2, p2, ap2, t2 []float64
+	xdm                   []float64
+	xinv                  []float64
+	dkIsDm                bool
+	loopRows              []float64
+	loopOff               []int32
 	// cw is the product of the sides' class weights (quotient graphs), nil
 	// when neither side is a quotient.
 	cw, cwBuf []float64
@@ -421,8 +425,12 @@ func (ps *pairSolver) cgJacobi(rhs, y []float64, tol float64, maxIter int) solve
 // side S W S (S 1), so K is not the difference of two nearly equal numbers
 // when walks are short (large q) or weakly matched.
 func (ps *pairSolver) solvePrimal() solveResult {
-	// The right-hand side lives in ap: cg copies it into r before its first
-	// mat-vec overwrites ap, so no extra vector is needed.
+	return ps.cg(ps.primalRHS(), ps.y, ps.tol, ps.opt.MaxIter)
+}
+
+// primalRHS forms the right-hand side of solvePrimal in ap: cg copies it
+// into r before its first mat-vec overwrites ap, so no extra vector is needed.
+func (ps *pairSolver) primalRHS() []float64 {
 	rhs := ps.ap
 	if ps.opt.Lmin == 1 {
 		src := ps.v[:len(rhs)]
@@ -443,7 +451,7 @@ func (ps *pairSolver) solvePrimal() solveResult {
 			rhs[k] = ps.s[k] * ps.dd[k] * ps.c(k)
 		}
 	}
-	return ps.cg(rhs, ps.y, ps.tol, ps.opt.MaxIter)
+	return rhs
 }
 
 // c returns the class weight of product node k (1 without a quotient).
