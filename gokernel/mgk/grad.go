@@ -63,7 +63,6 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	case iters != nil && len(iters) != n*m:
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), n, m)
 	}
-	o.grad = true
 	ps := schedule.Pairs(len(xs.sides), len(ys.sides), symmetric)
 	return runPairs(xs, ys, ps, &o, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		s.gs.g = grow(s.gs.g, np)
@@ -75,7 +74,7 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 			s.gs.grow(len(s.y))
 			s.ap2 = grow(s.ap2, len(s.y))
 			rhs2 := s.adjointRHS(s.ap2)
-			res, adj = s.cgSGS2(s.primalRHS(), s.y, rhs2, s.gs.u, s.tol, o.MaxIter)
+			res, adj = s.cgSGS2(s.primalRHS(), s.y, s.tol, rhs2, s.gs.u, s.adjTol, o.MaxIter)
 			k, _ = s.gradient(&s.gs, g, &adj)
 		} else {
 			res = s.solvePrimal()
@@ -116,9 +115,8 @@ func (ps *pairSolver) adjointRHS(dst []float64) []float64 {
 	return rhs
 }
 
-// gradient writes ∂K/∂θ of the pair solved last into g and returns K,
-// corrected by the adjoint (K = cᵀy + ũᵀr, whose error is the product of the
-// two solves' errors), and the result of the adjoint solve. With solved
+// gradient writes ∂K/∂θ of the pair solved last into g and returns K and the
+// result of the adjoint solve. With solved
 // non-nil the adjoint solution is in gs.u already (cgSGS2) and solved is its
 // result.
 func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult) (float64, solveResult) {
@@ -147,19 +145,9 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 	if solved != nil {
 		adj = *solved
 	} else {
-		adj = ps.cg(ps.adjointRHS(ps.ap), gs.u, ps.tol, opt.MaxIter)
+		adj = ps.cg(ps.adjointRHS(ps.ap), gs.u, ps.adjTol, opt.MaxIter)
 	}
-	// K = cᵀy + ũᵀr with the primal residual r = b − M y
-	// = s∘(W x + [Lmin = 0] D c) − D∘y.
-	K, corr := ps.value(), 0.0
-	for k, uk := range gs.u[:N] {
-		r := ps.s[k]*gs.wx[k] - ps.dd[k]*ps.y[k]
-		if opt.Lmin == 0 {
-			r += ps.s[k] * ps.dd[k] * ps.c(k)
-		}
-		corr += uk * r
-	}
-	K += corr
+	K := ps.value()
 	for k := range gs.u {
 		gs.u[k] *= ps.s[k]
 	}

@@ -26,9 +26,9 @@
 // 1e-9 relative (Options.Accuracy; the residual tolerances are derived from it
 // with factors measured on the MUTAG, ENZYMES, NCI1 and PROTEINS Gram
 // matrices, where the largest error stayed below 0.35× the accuracy asked
-// for). GramGrad solves both of its systems more loosely and corrects K by the
-// adjoint (K = cᵀy + ũᵀr, error quadratic in the residuals), to the same
-// accuracy; its gradients meet Options.GradAccuracy (1e-6 relative).
+// for). GramGrad's K is Gram's; its adjoint solves run looser, to
+// Options.GradAccuracy (1e-6 relative) for the gradients, in lockstep with the
+// primal ones on SGS pairs.
 //
 // Gram, Diag and GramGrad replace each graph by its quotient under colour
 // refinement on node, edge and start-probability values (quotient.go; exact),
@@ -99,9 +99,9 @@ type Options struct {
 	// overrides them.
 	Accuracy float64
 	// GradAccuracy is the relative accuracy of the gradients of GramGrad; 0
-	// means DefaultGradAccuracy (1e-6). GramGrad's solves are looser than
-	// Gram's: its kernel values are corrected by the adjoint solve and still
-	// meet Accuracy.
+	// means DefaultGradAccuracy (1e-6). GramGrad's adjoint solves stop at a
+	// tolerance derived from it, looser than Gram's; its primal solves are
+	// Gram's, so that its K equals Gram's.
 	GradAccuracy float64
 	// Tol, when positive, is the relative residual tolerance of each CG solve
 	// instead of the one derived from Accuracy: ‖r‖/‖b‖ on the symmetrically
@@ -130,8 +130,6 @@ type Options struct {
 	// (tests only); the zero values let the cost model choose.
 	op         opKind
 	octilePath octile.Path
-	// grad marks GramGrad's solves, which use a looser tolerance.
-	grad bool
 	// tolScale, when positive, multiplies the tolerance derived from Accuracy
 	// (calibration experiments only).
 	tolScale float64

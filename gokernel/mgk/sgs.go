@@ -469,11 +469,11 @@ func (ps *pairSolver) run1(c *sgsCol, maxIter int) {
 	}
 }
 
-// cgSGS2 is cgSGS for two systems with the same matrix, M y1 = rhs1 and
-// M y2 = rhs2, run in lockstep so that each sweep reads the edge table once
-// for both; the one that converges last goes on alone. rhs1 may alias ps.ap,
-// rhs2 ps.ap2.
-func (ps *pairSolver) cgSGS2(rhs1, y1, rhs2, y2 []float64, tol float64, maxIter int) (solveResult, solveResult) {
+// cgSGS2 is cgSGS for two systems with the same matrix, M y1 = rhs1 to tol1
+// and M y2 = rhs2 to tol2, run in lockstep so that each sweep reads the edge
+// table once for both; the one that converges last goes on alone. rhs1 may
+// alias ps.ap, rhs2 ps.ap2. Each column's arithmetic is that of cgSGS.
+func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float64, tol2 float64, maxIter int) (solveResult, solveResult) {
 	n := len(rhs1)
 	for _, v := range []*[]float64{&ps.r2, &ps.p2, &ps.ap2, &ps.t2} {
 		*v = grow(*v, n)
@@ -482,8 +482,8 @@ func (ps *pairSolver) cgSGS2(rhs1, y1, rhs2, y2 []float64, tol float64, maxIter 
 	c1 := ps.col1(y1, n)
 	c2 := &ps.cols[1]
 	c2.r, c2.p, c2.ap, c2.t, c2.y = ps.r2[:n], ps.p2[:n], ps.ap2[:n], ps.t2[:n], y2[:n]
-	ps.start(c1, rhs1, tol)
-	ps.start(c2, rhs2, tol)
+	ps.start(c1, rhs1, tol1)
+	ps.start(c2, rhs2, tol2)
 	c1.check(maxIter)
 	c2.check(maxIter)
 	for !c1.done && !c2.done {

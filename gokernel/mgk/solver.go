@@ -198,12 +198,13 @@ type pairSolver struct {
 	kv, ke []float64
 	// gs is the gradient's scratch space (GramGrad only).
 	gs gradScratch
-	// tol is the residual tolerance of this pair's solves.
-	tol  float64
-	csr  csrOperator
-	edge edgeOperator
-	oct  octileOperator
-	w    productOperator
+	// tol and adjTol are the residual tolerances of this pair's primal and
+	// adjoint solves.
+	tol, adjTol float64
+	csr         csrOperator
+	edge        edgeOperator
+	oct         octileOperator
+	w           productOperator
 }
 
 func grow(s []float64, n int) []float64 {
@@ -261,7 +262,7 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	mg, mh := g.NumEdges(), h.NumEdges()
 	op := ps.choose(a, b, opt)
 	ps.sgs = op == opEdge && opt.Solver != SolverJacobi
-	ps.tol = tolFor(opt, ps.sgs)
+	ps.tol, ps.adjTol = tolFor(opt, ps.sgs), adjTolFor(opt, ps.sgs)
 	cached := op == opEdge || op == opCSRCached
 	if cached {
 		// The edge kernel is evaluated once per pair of undirected edges into
@@ -491,13 +492,12 @@ const (
 	sgsTolPerAccuracy    = 1.0
 )
 
-// gradTolFactor sets GramGrad's tolerance. Its K is corrected by the adjoint
-// (error about the product of the two solves' errors), so K needs only
-// tol ≈ √Accuracy; its gradients have errors linear in the residuals, up to
-// about 40× the tolerance for a small component on the test graphs at
-// q = 0.8 (fewest iterations),
-// so tol = gradTolFactor·min(GradAccuracy, √Accuracy), scaled like Gram's by
-// solver.
+// gradTolFactor sets the tolerance of GramGrad's adjoint solves: the
+// gradients' errors are linear in the residuals, up to about 40× the
+// tolerance for a small component on the test graphs at q = 0.8 (fewest
+// iterations), so tol = gradTolFactor·GradAccuracy, scaled like Gram's by
+// solver. (GramGrad's primal solves use Gram's tolerance, so that its K is
+// Gram's, bit for bit.)
 const gradTolFactor = 0.01
 
 // tolFor returns the residual tolerance of a pair's solves: opt.Tol when set,
@@ -513,8 +513,17 @@ func tolFor(opt *Options, sgs bool) float64 {
 	if opt.tolScale > 0 {
 		f *= opt.tolScale
 	}
-	if opt.grad {
-		return f * gradTolFactor * min(opt.GradAccuracy, math.Sqrt(opt.Accuracy))
-	}
 	return f * opt.Accuracy
+}
+
+// adjTolFor is tolFor for GramGrad's adjoint solves.
+func adjTolFor(opt *Options, sgs bool) float64 {
+	if opt.Tol > 0 {
+		return opt.Tol
+	}
+	f := jacobiTolPerAccuracy
+	if sgs {
+		f = sgsTolPerAccuracy
+	}
+	return f * gradTolFactor * opt.GradAccuracy
 }
