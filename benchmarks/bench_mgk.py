@@ -56,8 +56,8 @@ Columns
 graphs        graphs in the computed Gram matrix / graphs in the set
 pairs         solved pairs: the upper triangle with the diagonal, n(n+1)/2, or
               the cross pairs of the PROTEIN3D rows
-gg s          graphgram wall time: packing (``kernel._pack``) plus the Gram
-              matrix (``kernel._gram(Xp, Xp, True, iterations=lst)``), which is
+gg s          graphgram wall time of ``kernel._compute("gram", ...)``, which packs the graphs and computes the Gram
+              matrix with iteration counts), which is
               what the public ``kernel(graphs)`` does; the iteration counts are
               collected in the same call, at no measurable cost
 full s        time of the complete set's Gram matrix; '~' marks an estimate

@@ -24,6 +24,7 @@ type mgkParams struct {
 	QIndex     int             `json:"q_index"`
 	NParams    int             `json:"n_params"`
 	Lmin       int             `json:"lmin"`
+	Accuracy   float64         `json:"accuracy"`
 	Tol        float64         `json:"tol"`
 	MaxIter    int             `json:"maxiter"`
 	NJobs      int             `json:"n_jobs"`
@@ -46,7 +47,7 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 	if nk == nil || ek == nil {
 		return inputError("the marginalized kernel needs a node and an edge kernel")
 	}
-	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: p.Q, Lmin: p.Lmin, Tol: p.Tol, MaxIter: p.MaxIter, NJobs: p.NJobs, Control: r.ctl}
+	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: p.Q, Lmin: p.Lmin, Accuracy: p.Accuracy, Tol: p.Tol, MaxIter: p.MaxIter, NJobs: p.NJobs, Control: r.ctl}
 	gpu, err := p.gpu()
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package mgk
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // mutagFull loads the whole MUTAG set when the shared copy is present, else the
 // 20-graph excerpt in testdata.
-func mutagFull(b *testing.B) []*graph.Graph {
+func mutagFull(b testing.TB) []*graph.Graph {
 	if ds, err := tudataset.Load("/work/shared/datasets/MUTAG", "MUTAG"); err == nil {
 		return ds.Graphs
 	}
@@ -50,7 +51,7 @@ func BenchmarkGramMUTAG40(b *testing.B) {
 // including the per-pair setup (node kernel matrix, edge-kernel cache).
 func BenchmarkPairMUTAG(b *testing.B) {
 	gs := mutagFull(b)
-	a, c := newSide(gs[0], nil), newSide(gs[1], nil)
+	a, c := newSide(gs[0], nil, defaultPackMinEdges), newSide(gs[1], nil, defaultPackMinEdges)
 	opt, _ := labelOptions(0.01).resolve()
 	var ps pairSolver
 	b.ReportAllocs()
@@ -62,10 +63,37 @@ func BenchmarkPairMUTAG(b *testing.B) {
 	}
 }
 
+// BenchmarkPairSolvers is BenchmarkPairMUTAG on a pair of MUTAG's larger
+// graphs with Jacobi and with symmetric Gauss–Seidel: ns/iter is the time of
+// one CG iteration, set-up included pro rata.
+func BenchmarkPairSolvers(b *testing.B) {
+	gs := mutagFull(b)
+	slices.SortStableFunc(gs, func(a, b *graph.Graph) int { return a.N - b.N })
+	g, h := gs[len(gs)*3/4], gs[len(gs)*3/4+1]
+	for _, solver := range []Solver{SolverJacobi, SolverSGS} {
+		b.Run(fmt.Sprint(solver), func(b *testing.B) {
+			a, c := newSide(g, nil, defaultPackMinEdges), newSide(h, nil, defaultPackMinEdges)
+			opt := labelOptions(0.01)
+			opt.Solver = solver
+			opt, _ = opt.resolve()
+			var ps pairSolver
+			iters := 0
+			for b.Loop() {
+				if err := ps.prepare(&a, &c, &opt); err != nil {
+					b.Fatal(err)
+				}
+				iters += ps.solvePrimal().iters
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(iters), "ns/iter")
+			b.ReportMetric(float64(iters)/float64(b.N), "iters")
+		})
+	}
+}
+
 // BenchmarkMulWMUTAG is one product mat-vec of a MUTAG-sized pair.
 func BenchmarkMulWMUTAG(b *testing.B) {
 	gs := mutagFull(b)
-	a, c := newSide(gs[0], nil), newSide(gs[1], nil)
+	a, c := newSide(gs[0], nil, defaultPackMinEdges), newSide(gs[1], nil, defaultPackMinEdges)
 	opt, _ := labelOptions(0.01).resolve()
 	var ps pairSolver
 	if err := ps.prepare(&a, &c, &opt); err != nil {
@@ -132,14 +160,13 @@ func operatorPairs() []struct {
 func BenchmarkOperators(b *testing.B) {
 	opt, _ := labelOptions(0.01).resolve()
 	for _, pr := range operatorPairs() {
-		a, c := newSide(pr.g, nil), newSide(pr.h, nil)
+		a, c := newSide(pr.g, nil, 1), newSide(pr.h, nil, 1)
 		for _, mode := range []struct {
 			name string
 			op   opKind
 		}{{"auto", opAuto}, {"edge", opEdge}, {"octile", opOctile}} {
 			b.Run(pr.name+"/"+mode.name, func(b *testing.B) {
-				restore := forceMode(mode.op, octile.Auto)
-				defer restore()
+				opt := forceMode(opt, mode.op, octile.Auto)
 				var ps pairSolver
 				if err := ps.prepare(&a, &c, &opt); err != nil {
 					b.Fatal(err)
@@ -167,5 +194,59 @@ func BenchmarkOperators(b *testing.B) {
 				b.ReportMetric(float64(pr.g.NumEdges()*pr.h.NumEdges()), "edge-pairs")
 			})
 		}
+	}
+}
+
+// solverConfigs are the configurations BenchmarkGramSolvers compares: the
+// previous default (Jacobi at Tol 1e-12, no quotient), Jacobi at the default
+// accuracy, symmetric Gauss–Seidel without and with the quotient (the
+// default).
+var solverConfigs = []struct {
+	name string
+	set  func(*Options)
+}{
+	{"jacobi-1e-12", func(o *Options) { o.Solver, o.Tol, o.Quotient = SolverJacobi, 1e-12, QuotientOff }},
+	{"jacobi", func(o *Options) { o.Solver, o.Quotient = SolverJacobi, QuotientOff }},
+	{"sgs", func(o *Options) { o.Quotient = QuotientOff }},
+	{"default", func(o *Options) {}},
+	{"sgs-all", func(o *Options) { o.Solver = SolverSGS }},
+}
+
+// BenchmarkGramSolvers is the full symmetric MUTAG Gram matrix (q = 0.01,
+// Kronecker deltas) with each solver configuration; run with -benchtime=1x
+// -count=N and compare the sub-benchmarks of one run.
+func BenchmarkGramSolvers(b *testing.B) {
+	gs := mutagFull(b)
+	out := make([]float64, len(gs)*len(gs))
+	for _, c := range solverConfigs {
+		b.Run(c.name, func(b *testing.B) {
+			opt := labelOptions(0.01)
+			c.set(&opt)
+			for b.Loop() {
+				if _, err := Gram(gs, nil, nil, nil, true, opt, out, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGramGradSolvers is BenchmarkGramSolvers for GramGrad on 60 MUTAG
+// graphs.
+func BenchmarkGramGradSolvers(b *testing.B) {
+	gs := mutagFull(b)
+	gs = gs[:min(60, len(gs))]
+	out := make([]float64, len(gs)*len(gs))
+	for _, c := range solverConfigs {
+		b.Run(c.name, func(b *testing.B) {
+			opt := labelOptions(0.01)
+			c.set(&opt)
+			grad := make([]float64, len(out)*NumParams(opt))
+			for b.Loop() {
+				if _, err := GramGrad(gs, nil, nil, nil, true, opt, out, grad, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

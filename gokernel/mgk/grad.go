@@ -24,6 +24,8 @@ func NumParams(opt Options) int {
 type gradScratch struct {
 	x, u, wx, wu, lam []float64
 	gv, ge            []float64 // one kernel gradient
+	cn, ce            []float64 // coefficients per pair of node / edge labels
+	g                 []float64 // the pair's gradient
 }
 
 // GramGrad is Gram plus the gradient of every entry with respect to the raw
@@ -48,7 +50,10 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	if err != nil {
 		return nil, err
 	}
-	n, m := len(xs), len(ys)
+	n, m := len(X), len(Y)
+	if symmetric {
+		m = n
+	}
 	np := NumParams(o)
 	switch {
 	case len(out) != n*m:
@@ -58,82 +63,94 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	case iters != nil && len(iters) != n*m:
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), n, m)
 	}
-	ps := schedule.Pairs(n, m, symmetric)
-	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs[p.I], &ys[p.J]) })
-	nw := schedule.Workers(o.NJobs)
-	solvers := newSolvers(nw)
-	scratch := make([]gradScratch, nw)
-	bad := make([][]Unconverged, nw)
-	o.Control.AddTotal(len(ps))
-	err = schedule.Run(o.Control, len(ps), o.NJobs, 1, func(w, k int) error {
-		p := ps[k]
-		s := &solvers[w]
-		if err := s.prepare(&xs[p.I], &ys[p.J], &o); err != nil {
-			return fmt.Errorf("X[%d] × Y[%d]: %w", p.I, p.J, err)
+	ps := schedule.Pairs(len(xs.sides), len(ys.sides), symmetric)
+	return runPairs(xs, ys, ps, &o, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+		s.gs.g = grow(s.gs.g, np)
+		g := s.gs.g
+		var res, adj solveResult
+		var k float64
+		if s.sgs {
+			// Primal and adjoint in lockstep, sharing the sweeps.
+			s.gs.grow(len(s.y))
+			s.ap2 = grow(s.ap2, len(s.y))
+			rhs2 := s.adjointRHS(s.ap2)
+			res, adj = s.cgSGS2(s.primalRHS(), s.y, s.tol, rhs2, s.gs.u, s.adjTol, o.MaxIter)
+			k, _ = s.gradient(&s.gs, g, &adj)
+		} else {
+			res = s.solvePrimal()
+			k, adj = s.gradient(&s.gs, g, nil)
 		}
-		res := s.solvePrimal()
-		out[p.I*m+p.J] = s.value()
-		g := grad[(p.I*m+p.J)*np : (p.I*m+p.J+1)*np]
-		adj := s.gradient(&scratch[w], g)
-		if symmetric {
-			out[p.J*m+p.I] = out[p.I*m+p.J]
-			copy(grad[(p.J*m+p.I)*np:(p.J*m+p.I+1)*np], g)
-		}
-		it := res.iters + adj.iters
-		if iters != nil {
-			iters[p.I*m+p.J] = int32(it)
-			if symmetric {
-				iters[p.J*m+p.I] = int32(it)
+		forMembers(xs, ys, p, symmetric, func(i, j int, _ bool) {
+			out[i*m+j] = k
+			copy(grad[(i*m+j)*np:(i*m+j+1)*np], g)
+			if iters != nil {
+				iters[i*m+j] = int32(res.iters + adj.iters)
 			}
-		}
-		if !res.converged || !adj.converged {
-			bad[w] = append(bad[w], Unconverged{I: p.I, J: p.J, Iterations: it, Residual: max(res.residual, adj.residual)})
-		}
-		o.Control.Done(1)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return mergeUnconverged(bad), nil
+		})
+		res.iters += adj.iters
+		res.converged = res.converged && adj.converged
+		res.residual = max(res.residual, adj.residual)
+		return res, nil
+	}, memberPairs(xs, ys, symmetric))
 }
 
-// gradient writes ∂K/∂θ of the pair solved last into g and returns the result
-// of the adjoint solve.
-func (ps *pairSolver) gradient(gs *gradScratch, g []float64) solveResult {
+// grow sizes gs's vectors for n product nodes.
+func (gs *gradScratch) grow(n int) {
+	for _, s := range []*[]float64{&gs.x, &gs.u, &gs.wx, &gs.wu, &gs.lam} {
+		*s = grow(*s, n)
+	}
+}
+
+// adjointRHS writes the adjoint's right-hand side S (c∘p⊗p') to dst.
+func (ps *pairSolver) adjointRHS(dst []float64) []float64 {
+	a, b := ps.a, ps.b
+	nh := b.g.N
+	rhs := dst[:a.g.N*nh]
+	for i := 0; i < a.g.N; i++ {
+		for ip := 0; ip < nh; ip++ {
+			k := i*nh + ip
+			rhs[k] = ps.s[k] * ps.c(k) * a.p(i) * b.p(ip)
+		}
+	}
+	return rhs
+}
+
+// gradient writes ∂K/∂θ of the pair solved last into g and returns K and the
+// result of the adjoint solve. With solved
+// non-nil the adjoint solution is in gs.u already (cgSGS2) and solved is its
+// result.
+func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult) (float64, solveResult) {
 	a, b, opt := ps.a, ps.b, ps.opt
 	G, H := a.g, b.g
 	nh := H.N
 	N := G.N * nh
-	for _, s := range []*[]float64{&gs.x, &gs.u, &gs.wx, &gs.wu, &gs.lam} {
-		*s = grow(*s, N)
-	}
+	gs.grow(N)
 	nv, ne := opt.NodeKernel.NumParams(), opt.EdgeKernel.NumParams()
 	gs.gv, gs.ge = grow(gs.gv, nv), grow(gs.ge, ne)
 	clear(g)
 
-	// The full x (with the length-0 term V·1 added back when Lmin = 1).
+	// The full x (with the length-0 term V·1 added back when Lmin = 1), in
+	// the quotient's weighting (x̃ = c∘x), and W x.
 	for k := range gs.x {
 		gs.x[k] = ps.x(k)
 		if opt.Lmin == 1 {
-			gs.x[k] += ps.v[k]
+			gs.x[k] += ps.c(k) * ps.v[k]
 		}
 	}
+	ps.w.mulW(gs.wx, gs.x)
 
-	// Adjoint: (D − S W S) ũ = S p, u = S ũ; p here is p ⊗ p'. The right-hand
-	// side lives in ap, as in solvePrimal.
-	rhs := ps.ap[:N]
-	for i := 0; i < G.N; i++ {
-		for ip := 0; ip < nh; ip++ {
-			k := i*nh + ip
-			rhs[k] = ps.s[k] * a.p(i) * b.p(ip)
-		}
+	// Adjoint: (D − S W S) ũ = S (c∘p⊗p'), u = S ũ. The right-hand side
+	// lives in ap, as in solvePrimal.
+	var adj solveResult
+	if solved != nil {
+		adj = *solved
+	} else {
+		adj = ps.cg(ps.adjointRHS(ps.ap), gs.u, ps.adjTol, opt.MaxIter)
 	}
-	adj := ps.cg(rhs, gs.u, opt.Tol, opt.MaxIter)
+	K := ps.value()
 	for k := range gs.u {
 		gs.u[k] *= ps.s[k]
 	}
-	ps.w.mulW(gs.wx, gs.x)
 	ps.w.mulW(gs.wu, gs.u)
 	for i := 0; i < G.N; i++ {
 		for ip := 0; ip < nh; ip++ {
@@ -141,29 +158,41 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64) solveResult {
 			if ps.v[k] > 0 {
 				gs.lam[k] = gs.u[k] / ps.v[k]
 			} else {
-				gs.lam[k] = (a.p(i)*b.p(ip) + gs.wu[k]) / ps.dd[k]
+				gs.lam[k] = (ps.c(k)*a.p(i)*b.p(ip) + gs.wu[k]) / ps.dd[k]
 			}
 		}
 	}
 
 	// q: dD = 2D/(1−q).
 	dq := 0.0
-	for k, d := range ps.dd {
-		dq += d * (gs.u[k] - gs.lam[k]*gs.x[k])
+	for k, d := range ps.dd[:N] {
+		dq += d * (ps.c(k)*gs.u[k] - gs.lam[k]*gs.x[k])
 	}
 	g[0] = dq * 2 / (1 - opt.Q)
 
-	// Node kernel.
+	// Node kernel, one gradient evaluation per pair of node labels.
 	gn := g[1 : 1+nv]
+	lg, lh := len(a.nrep), len(b.nrep)
+	gs.cn = grow(gs.cn, lg*lh)
+	clear(gs.cn)
 	for i := 0; i < G.N; i++ {
-		gi := G.Node(i)
+		row := gs.cn[int(a.nlab[i])*lh:]
 		for ip := 0; ip < nh; ip++ {
 			k := i*nh + ip
-			opt.NodeKernel.EvalGrad(gi, H.Node(ip), gs.gv)
-			c := gs.lam[k] * (ps.dd[k] + gs.wx[k])
+			c := gs.lam[k] * (ps.dd[k]*ps.c(k) + gs.wx[k])
 			if opt.Lmin == 1 {
-				c -= a.p(i) * b.p(ip)
+				c -= ps.c(k) * ps.c(k) * a.p(i) * b.p(ip)
 			}
+			row[b.nlab[ip]] += c
+		}
+	}
+	for la := range lg {
+		for lb := range lh {
+			c := gs.cn[la*lh+lb]
+			if c == 0 {
+				continue
+			}
+			opt.NodeKernel.EvalGrad(G.Node(int(a.nrep[la])), H.Node(int(b.nrep[lb])), gs.gv)
 			for t, d := range gs.gv {
 				gn[t] += c * d
 			}
@@ -171,29 +200,45 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64) solveResult {
 	}
 
 	// Edge kernel: uᵀ dW x summed per pair of undirected edges, over the
-	// directed product entries that pair makes (a self-loop has one direction).
+	// directed product entries that pair makes (a self-loop has one
+	// direction), collected per pair of edge labels and differentiated once
+	// per label pair.
 	gE := g[1+nv:]
+	lg, lh = len(a.erep), len(b.erep)
+	gs.ce = grow(gs.ce, lg*lh)
+	clear(gs.ce)
+	mh := H.NumEdges()
+	hu, hv := H.EdgeU[:mh], H.EdgeV[:mh]
 	for e := 0; e < G.NumEdges(); e++ {
 		ae, be := int(G.EdgeU[e]), int(G.EdgeV[e])
-		for f := 0; f < H.NumEdges(); f++ {
-			af, bf := int(H.EdgeU[f]), int(H.EdgeV[f])
-			c := gs.u[ae*nh+af]*gs.x[be*nh+bf] + gs.u[ae*nh+bf]*gs.x[be*nh+af]
+		ua, ub := gs.u[ae*nh:(ae+1)*nh], gs.u[be*nh:(be+1)*nh]
+		xa, xb := gs.x[ae*nh:(ae+1)*nh], gs.x[be*nh:(be+1)*nh]
+		row := gs.ce[int(a.elab[e])*lh:]
+		we := G.Weight[e]
+		for f := range mh {
+			af, bf := hu[f], hv[f]
+			c := ua[af]*xb[bf] + ua[bf]*xb[af]
 			if ae != be {
-				c += gs.u[be*nh+bf]*gs.x[ae*nh+af] + gs.u[be*nh+af]*gs.x[ae*nh+bf]
+				c += ub[bf]*xa[af] + ub[af]*xa[bf]
 			}
 			if af == bf {
 				// The two H directions coincide; the sum above counted each twice.
 				c *= 0.5
 			}
+			row[b.elab[f]] += c * we * H.Weight[f]
+		}
+	}
+	for la := range lg {
+		for lb := range lh {
+			c := gs.ce[la*lh+lb]
 			if c == 0 {
 				continue
 			}
-			c *= G.Weight[e] * H.Weight[f]
-			opt.EdgeKernel.EvalGrad(G.Edge(e), H.Edge(f), gs.ge)
+			opt.EdgeKernel.EvalGrad(G.Edge(int(a.erep[la])), H.Edge(int(b.erep[lb])), gs.ge)
 			for t, d := range gs.ge {
 				gE[t] += c * d
 			}
 		}
 	}
-	return adj
+	return K, adj
 }

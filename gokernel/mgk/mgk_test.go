@@ -27,42 +27,56 @@ func randomStarts(gs []*graph.Graph, seed uint64) [][]float64 {
 	return s
 }
 
+// solverModes are the solver settings every path is tested with.
+var solverModes = []struct {
+	name     string
+	solver   Solver
+	quotient Quotient
+}{
+	{"jacobi", SolverJacobi, QuotientOff},
+	{"sgs", SolverSGS, QuotientOff},
+	{"auto", SolverAuto, QuotientOff},
+	{"sgs-quotient", SolverSGS, QuotientAuto},
+	{"auto-quotient", SolverAuto, QuotientAuto},
+}
+
 func TestGramAgainstDense(t *testing.T) {
-	packAll(t)
 	gs := testGraphs(t)
 	for _, ks := range kernelSets() {
 		for _, q := range qs {
 			for lmin := 0; lmin <= 1; lmin++ {
 				for _, withStarts := range []bool{false, true} {
-					name := fmt.Sprintf("%s/q=%g/lmin=%d/starts=%v", ks.name, q, lmin, withStarts)
-					t.Run(name, func(t *testing.T) {
-						var st [][]float64
-						if withStarts {
-							st = randomStarts(gs, 3)
-						}
-						opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: q, Lmin: lmin, NJobs: 2}
-						got := make([]float64, len(gs)*len(gs))
-						iters := make([]int32, len(got))
-						bad, err := Gram(gs, nil, st, nil, true, opt, got, iters)
-						if err != nil || len(bad) != 0 {
-							t.Fatalf("err %v, unconverged %v", err, bad)
-						}
-						want := denseGram(t, gs, gs, st, st, opt)
-						worst := 0.0
-						for k := range want {
-							if !near(got[k], want[k], 1e-9) {
-								t.Errorf("K[%d][%d] = %.15g, dense %.15g", k/len(gs), k%len(gs), got[k], want[k])
+					for _, sm := range solverModes {
+						name := fmt.Sprintf("%s/q=%g/lmin=%d/starts=%v/%s", ks.name, q, lmin, withStarts, sm.name)
+						t.Run(name, func(t *testing.T) {
+							var st [][]float64
+							if withStarts {
+								st = randomStarts(gs, 3)
 							}
-							if want[k] != 0 {
-								worst = max(worst, math.Abs(got[k]/want[k]-1))
+							opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: q, Lmin: lmin, NJobs: 2, PackMinEdges: 1, Solver: sm.solver, Quotient: sm.quotient}
+							got := make([]float64, len(gs)*len(gs))
+							iters := make([]int32, len(got))
+							bad, err := Gram(gs, nil, st, nil, true, opt, got, iters)
+							if err != nil || len(bad) != 0 {
+								t.Fatalf("err %v, unconverged %v", err, bad)
 							}
-						}
-						maxIt := int32(0)
-						for _, it := range iters {
-							maxIt = max(maxIt, it)
-						}
-						t.Logf("worst relative error %.2g, most iterations %d", worst, maxIt)
-					})
+							want := denseGram(t, gs, gs, st, st, opt)
+							worst := 0.0
+							for k := range want {
+								if !near(got[k], want[k], 1e-9) {
+									t.Errorf("K[%d][%d] = %.15g, dense %.15g", k/len(gs), k%len(gs), got[k], want[k])
+								}
+								if want[k] != 0 {
+									worst = max(worst, math.Abs(got[k]/want[k]-1))
+								}
+							}
+							maxIt := int32(0)
+							for _, it := range iters {
+								maxIt = max(maxIt, it)
+							}
+							t.Logf("worst relative error %.2g, most iterations %d", worst, maxIt)
+						})
+					}
 				}
 			}
 		}
@@ -70,42 +84,45 @@ func TestGramAgainstDense(t *testing.T) {
 }
 
 func TestNodalAgainstDense(t *testing.T) {
-	packAll(t)
 	gs := testGraphs(t)
 	X, Y := gs[:7], gs[5:]
 	for _, ks := range kernelSets() {
 		for _, q := range qs {
 			for lmin := 0; lmin <= 1; lmin++ {
-				t.Run(fmt.Sprintf("%s/q=%g/lmin=%d", ks.name, q, lmin), func(t *testing.T) {
-					opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: q, Lmin: lmin, NJobs: 2}
-					sX, sY := randomStarts(X, 5), randomStarts(Y, 6)
-					for _, sym := range []bool{false, true} {
-						Ys, sYs := Y, sY
-						if sym {
-							Ys, sYs = X, sX
-						}
-						offX, nX := packedOffsets(X)
-						offY, nY := packedOffsets(Ys)
-						got := make([]float64, nX*nY)
-						if bad, err := Nodal(X, Ys, sX, sYs, sym, opt, got); err != nil || len(bad) != 0 {
-							t.Fatalf("err %v, unconverged %v", err, bad)
-						}
-						for i := range X {
-							for j := range Ys {
-								_, want := denseSolve(t, X[i], Ys[j], sX[i], sYs[j], opt)
-								for a := 0; a < X[i].N; a++ {
-									for b := 0; b < Ys[j].N; b++ {
-										g := got[(offX[i]+a)*nY+offY[j]+b]
-										w := want[a*Ys[j].N+b]
-										if !near(g, w, 1e-9) {
-											t.Errorf("sym=%v pair (%d,%d) nodes (%d,%d): %.15g, dense %.15g", sym, i, j, a, b, g, w)
+				for _, solver := range []Solver{SolverJacobi, SolverSGS} {
+					t.Run(fmt.Sprintf("%s/q=%g/lmin=%d/solver=%d", ks.name, q, lmin, solver), func(t *testing.T) {
+						// Single node-pair values are held to 1e-9 relative, which
+						// takes a tighter accuracy than K's.
+						opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: q, Lmin: lmin, NJobs: 2, PackMinEdges: 1, Solver: solver, Accuracy: 1e-12}
+						sX, sY := randomStarts(X, 5), randomStarts(Y, 6)
+						for _, sym := range []bool{false, true} {
+							Ys, sYs := Y, sY
+							if sym {
+								Ys, sYs = X, sX
+							}
+							offX, nX := packedOffsets(X)
+							offY, nY := packedOffsets(Ys)
+							got := make([]float64, nX*nY)
+							if bad, err := Nodal(X, Ys, sX, sYs, sym, opt, got); err != nil || len(bad) != 0 {
+								t.Fatalf("err %v, unconverged %v", err, bad)
+							}
+							for i := range X {
+								for j := range Ys {
+									_, want := denseSolve(t, X[i], Ys[j], sX[i], sYs[j], opt)
+									for a := 0; a < X[i].N; a++ {
+										for b := 0; b < Ys[j].N; b++ {
+											g := got[(offX[i]+a)*nY+offY[j]+b]
+											w := want[a*Ys[j].N+b]
+											if !near(g, w, 1e-9) {
+												t.Errorf("sym=%v pair (%d,%d) nodes (%d,%d): %.15g, dense %.15g", sym, i, j, a, b, g, w)
+											}
 										}
 									}
 								}
 							}
 						}
-					}
-				})
+					})
+				}
 			}
 		}
 	}
@@ -137,12 +154,10 @@ var operatorModes = []struct {
 	{"octile-eval", opOctile, octile.Eval},
 }
 
-// forceMode makes the solver use mode's operator until the returned function
-// is called.
-func forceMode(op opKind, path octile.Path) (restore func()) {
-	f, p := forceOp, octilePath
-	forceOp, octilePath = op, path
-	return func() { forceOp, octilePath = f, p }
+// forceMode returns opt with mode's operator forced.
+func forceMode(opt Options, op opKind, path octile.Path) Options {
+	opt.op, opt.octilePath = op, path
+	return opt
 }
 
 // TestOperators checks every mat-vec path against the dense W of the pair in
@@ -150,11 +165,10 @@ func forceMode(op opKind, path octile.Path) (restore func()) {
 // delta, whose classes octile's factorized path uses, and a square exponential
 // on a continuous column, which it cannot).
 func TestOperators(t *testing.T) {
-	packAll(t)
 	gs := testGraphs(t)
 	reordered := 0
 	for _, g := range gs {
-		if s := newSide(g, nil); s.perm != nil {
+		if s := newSide(g, nil, 1); s.perm != nil {
 			reordered++
 		}
 	}
@@ -166,7 +180,7 @@ func TestOperators(t *testing.T) {
 		opt, _ := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05}.resolve()
 		for _, g := range gs {
 			for _, h := range gs {
-				a, b := newSide(g, nil), newSide(h, nil)
+				a, b := newSide(g, nil, 1), newSide(h, nil, 1)
 				n := g.N * h.N
 				src := make([]float64, n)
 				for k := range src {
@@ -177,11 +191,9 @@ func TestOperators(t *testing.T) {
 					want[i*h.N+ip] += w * src[j*h.N+jp]
 				})
 				for _, mode := range operatorModes {
-					restore := forceMode(mode.op, mode.path)
+					o := forceMode(opt, mode.op, mode.path)
 					var ps pairSolver
-					err := ps.prepare(&a, &b, &opt)
-					restore()
-					if err != nil {
+					if err := ps.prepare(&a, &b, &o); err != nil {
 						t.Fatal(err)
 					}
 					if a.g.NumEdges()*b.g.NumEdges() > 0 && mode.op == opOctile && ps.w != &ps.oct {
@@ -205,29 +217,27 @@ func TestOperators(t *testing.T) {
 
 // TestGramOperatorPaths: the Gram matrix is the same whichever mat-vec is used,
 // and the same as with the reference operator.
+// The solves are tight (Tol 1e-13) so that the paths agree to 1e-11.
 func TestGramOperatorPaths(t *testing.T) {
-	packAll(t)
 	gs := testGraphs(t)
 	for _, ks := range kernelSets()[1:] {
-		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05}
+		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05, PackMinEdges: 1, Tol: 1e-13, Solver: SolverJacobi}
 		def := make([]float64, len(gs)*len(gs))
-		useReference = true
-		_, err := Gram(gs, nil, nil, nil, true, opt, def, nil)
-		useReference = false
-		if err != nil {
+		if _, err := Gram(gs, nil, nil, nil, true, forceMode(opt, opReference, octile.Auto), def, nil); err != nil {
 			t.Fatal(err)
 		}
-		for _, mode := range operatorModes {
-			restore := forceMode(mode.op, mode.path)
-			got := make([]float64, len(def))
-			_, err := Gram(gs, nil, nil, nil, true, opt, got, nil)
-			restore()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k := range def {
-				if !near(got[k], def[k], 1e-12) {
-					t.Errorf("%s %s entry %d: %.15g, reference %.15g", ks.name, mode.name, k, got[k], def[k])
+		for _, sm := range solverModes {
+			for _, mode := range operatorModes {
+				o := forceMode(opt, mode.op, mode.path)
+				o.Solver, o.Quotient = sm.solver, sm.quotient
+				got := make([]float64, len(def))
+				if _, err := Gram(gs, nil, nil, nil, true, o, got, nil); err != nil {
+					t.Fatal(err)
+				}
+				for k := range def {
+					if !near(got[k], def[k], 1e-11) {
+						t.Errorf("%s %s %s entry %d: %.15g, reference %.15g", ks.name, sm.name, mode.name, k, got[k], def[k])
+					}
 				}
 			}
 		}
@@ -269,7 +279,7 @@ func TestClosedForm(t *testing.T) {
 		for i, g := range gs {
 			for j, h := range gs {
 				want := float64(g.N*h.N) / (q * (2 - q))
-				if got := out[i*len(gs)+j]; !near(got, want, 1e-10) {
+				if got := out[i*len(gs)+j]; !near(got, want, 1e-9) {
 					t.Errorf("q=%g K(%d,%d) = %.15g, want %.15g", q, i, j, got, want)
 				}
 			}
@@ -368,7 +378,7 @@ func TestGraphDotLabeled(t *testing.T) {
 func TestSymmetricMatchesFull(t *testing.T) {
 	gs := testGraphs(t)
 	ks := kernelSets()[1]
-	opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.02}
+	opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.02, Accuracy: 1e-12}
 	st := randomStarts(gs, 9)
 	sym := make([]float64, len(gs)*len(gs))
 	full := make([]float64, len(sym))
@@ -448,7 +458,7 @@ func TestPermutationInvariance(t *testing.T) {
 		ps[i] = permute(t, g, rng.Perm(g.N))
 	}
 	for _, ks := range kernelSets() {
-		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.03}
+		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.03, Accuracy: 1e-12}
 		a := make([]float64, len(gs)*len(gs))
 		b := make([]float64, len(a))
 		if _, err := Gram(gs, gs, nil, nil, false, opt, a, nil); err != nil {
@@ -582,35 +592,24 @@ func TestPanicBecomesError(t *testing.T) {
 	}
 }
 
-// packAll makes the solver pack every graph, however small, until the test
-// ends: the tests then run the solver in octile's reordered node order and can
-// force octile's paths on small pairs. TestPackThreshold checks that packing
-// changes no value.
-func packAll(t testing.TB) {
-	packMinEdges = 0
-	t.Cleanup(func() { packMinEdges = defaultPackMinEdges })
-}
-
 // TestPackThreshold: the Gram matrix with the default packing threshold (small
 // graphs unpacked, in the caller's order) equals that with every graph packed
 // and reordered, to rounding.
 func TestPackThreshold(t *testing.T) {
 	gs := testGraphs(t)
 	for _, ks := range kernelSets() {
-		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05, NJobs: 2}
+		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.05, NJobs: 2, Tol: 1e-13}
 		plain := make([]float64, len(gs)*len(gs))
 		if _, err := Gram(gs, nil, nil, nil, true, opt, plain, nil); err != nil {
 			t.Fatal(err)
 		}
-		packMinEdges = 0
+		opt.PackMinEdges = 1
 		packed := make([]float64, len(plain))
-		_, err := Gram(gs, nil, nil, nil, true, opt, packed, nil)
-		packMinEdges = defaultPackMinEdges
-		if err != nil {
+		if _, err := Gram(gs, nil, nil, nil, true, opt, packed, nil); err != nil {
 			t.Fatal(err)
 		}
 		for k := range plain {
-			if !near(plain[k], packed[k], 1e-12) {
+			if !near(plain[k], packed[k], 1e-11) {
 				t.Errorf("%s entry %d: unpacked %.15g, packed %.15g", ks.name, k, plain[k], packed[k])
 			}
 		}

@@ -31,10 +31,6 @@ func newSolvers(nw int) []pairSolver {
 	return solvers
 }
 
-// useReference makes the solver use the reference csrOperator even when the
-// edge-kernel table fits, so tests can compare the two.
-var useReference = false
-
 // side is one graph of a pair with what the solver needs from it precomputed
 // once per call rather than once per pair.
 type side struct {
@@ -51,6 +47,15 @@ type side struct {
 	deg []float64
 	// start holds the start probabilities in solver order; nil means all ones.
 	start []float64
+	// sw lists g's edges by endpoint for the Gauss–Seidel sweeps.
+	sw sweepLists
+	// nlab and elab number g's distinct node and edge feature rows; nrep and
+	// erep give a node and an edge of each label. The kernels are evaluated
+	// once per pair of labels.
+	nlab, nrep, elab, erep []int32
+	// cw holds, for a quotient graph, √|class| of each node (solver order);
+	// nil means all ones (no quotient).
+	cw []float64
 }
 
 // defaultPackMinEdges is the edge count from which a graph is packed into
@@ -60,32 +65,67 @@ type side struct {
 // cheap.
 var defaultPackMinEdges = int(math.Ceil(math.Sqrt(octileMinPairs)))
 
-// packMinEdges is the threshold in use; tests lower it to pack every graph.
-var packMinEdges = defaultPackMinEdges
-
 // newSide packs g (reordered by octile.PackReordered) when it has at least
-// packMinEdges edges and precomputes its degrees, permuting start to the
-// packed order.
-func newSide(g *graph.Graph, start []float64) side {
-	s := side{g: g, start: start}
-	if g.NumEdges() >= packMinEdges {
-		if pk, err := octile.PackReordered(g); err == nil {
+// packMin edges and precomputes its degrees, permuting start to the packed
+// order.
+func newSide(g *graph.Graph, start []float64, packMin int) side {
+	return newQuotientSide(quotient{g: g, start: start}, packMin)
+}
+
+// newQuotientSide is newSide for a graph's quotient, whose degrees and class
+// weights come with it (and are permuted with its nodes when it is packed).
+func newQuotientSide(q quotient, packMin int) side {
+	s := side{g: q.g, start: q.start, cw: q.cw}
+	permute := func(x []float64, perm []int) []float64 {
+		if x == nil || perm == nil {
+			return x
+		}
+		y := make([]float64, len(x))
+		for k, from := range perm {
+			y[k] = x[from]
+		}
+		return y
+	}
+	if q.g.NumEdges() >= packMin {
+		if pk, err := octile.PackReordered(q.g); err == nil {
 			s.g, s.pk, s.perm = pk.G, pk, pk.Perm
-			if start != nil && pk.Perm != nil {
-				s.start = make([]float64, len(start))
-				for k, from := range pk.Perm {
-					s.start[k] = start[from]
-				}
-			}
+			s.start = permute(q.start, pk.Perm)
+			s.cw = permute(q.cw, pk.Perm)
 		}
 	}
-	s.deg = s.g.Degrees()
+	if q.deg != nil {
+		s.deg = permute(q.deg, s.perm)
+	} else {
+		s.deg = s.g.Degrees()
+	}
 	for i, x := range s.deg {
 		if x == 0 {
 			s.deg[i] = 1
 		}
 	}
+	s.sw = newSweepLists(s.g)
+	s.nlab, s.nrep = rowLabels(s.g.N, s.g.Node)
+	s.elab, s.erep = rowLabels(s.g.NumEdges(), s.g.Edge)
 	return s
+}
+
+// rowLabels numbers the distinct feature rows of n items: lab[i] is item i's
+// label, rep[l] an item carrying label l.
+func rowLabels(n int, row func(int) []float64) (lab, rep []int32) {
+	lab = make([]int32, n)
+	ids := map[string]int32{}
+	var buf []byte
+	for i := range n {
+		buf = appendFloats(buf[:0], row(i)...)
+		l, ok := ids[string(buf)]
+		if !ok {
+			l = int32(len(rep))
+			ids[string(buf)] = l
+			rep = append(rep, int32(i))
+		}
+		lab[i] = l
+	}
+	return lab, rep
 }
 
 // node returns the caller's index of solver node k.
@@ -94,6 +134,14 @@ func (s *side) node(k int) int {
 		return k
 	}
 	return s.perm[k]
+}
+
+// c returns √|class| of solver node i, 1 for a graph that is not a quotient.
+func (s *side) c(i int) float64 {
+	if s.cw == nil {
+		return 1
+	}
+	return s.cw[i]
 }
 
 func (s *side) p(i int) float64 {
@@ -129,10 +177,34 @@ type pairSolver struct {
 	// y is the solution of the last solve; r, p, ap, t are CG work vectors.
 	y, r, p, ap, t []float64
 	cache          []float64
-	csr            csrOperator
-	edge           edgeOperator
-	oct            octileOperator
-	w              productOperator
+	// sgs reports that the pair is solved with symmetric Gauss–Seidel on the
+	// edge table (sgs.go); u, acc, dk, loopRows and loopOff are its scratch.
+	sgs bool
+	acc []float64
+	dk  []float64
+	// cols, acc2 and r2, p2, ap2, t2 are the column states and the second
+	// column's vectors of cgSGS2.
+	cols                  [2]sgsCol
+	acc2, r2, p2, ap2, t2 []float64
+	xdm                   []float64
+	xinv                  []float64
+	dkIsDm                bool
+	loopRows              []float64
+	loopOff               []int32
+	// cw is the product of the sides' class weights (quotient graphs), nil
+	// when neither side is a quotient.
+	cw, cwBuf []float64
+	// kv and ke hold κv and κe per pair of node and edge labels.
+	kv, ke []float64
+	// gs is the gradient's scratch space (GramGrad only).
+	gs gradScratch
+	// tol and adjTol are the residual tolerances of this pair's primal and
+	// adjoint solves.
+	tol, adjTol float64
+	csr         csrOperator
+	edge        edgeOperator
+	oct         octileOperator
+	w           productOperator
 }
 
 func grow(s []float64, n int) []float64 {
@@ -151,32 +223,66 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	for _, s := range []*[]float64{&ps.v, &ps.s, &ps.dd, &ps.diag, &ps.inv, &ps.y, &ps.r, &ps.p, &ps.ap, &ps.t} {
 		*s = grow(*s, n)
 	}
+
 	scale := 1 / ((1 - opt.Q) * (1 - opt.Q))
-	for i := 0; i < g.N; i++ {
-		gi := g.Node(i)
-		for ip := 0; ip < h.N; ip++ {
-			k := i*h.N + ip
-			v := opt.NodeKernel.Eval(gi, h.Node(ip))
+	// κv once per pair of node labels.
+	lg, lh := len(a.nrep), len(b.nrep)
+	ps.kv = grow(ps.kv, lg*lh)
+	for la := range lg {
+		gi := g.Node(int(a.nrep[la]))
+		for lb := range lh {
+			v := opt.NodeKernel.Eval(gi, h.Node(int(b.nrep[lb])))
 			if !(v >= 0) || math.IsInf(v, 0) {
-				return fmt.Errorf("mgk: node kernel gave %v for nodes %d and %d; it must be finite and non-negative", v, i, ip)
+				return fmt.Errorf("mgk: node kernel gave %v for nodes %d and %d; it must be finite and non-negative", v, a.nrep[la], b.nrep[lb])
 			}
-			ps.v[k], ps.s[k] = v, math.Sqrt(v)
-			ps.dd[k] = a.deg[i] * b.deg[ip] * scale
+			ps.kv[la*lh+lb] = v
+		}
+	}
+	for i := 0; i < g.N; i++ {
+		kv := ps.kv[int(a.nlab[i])*lh : (int(a.nlab[i])+1)*lh]
+		di := a.deg[i] * scale
+		vs, ss, ds := ps.v[i*h.N:(i+1)*h.N], ps.s[i*h.N:(i+1)*h.N], ps.dd[i*h.N:(i+1)*h.N]
+		for ip, l := range b.nlab[:h.N] {
+			v := kv[l]
+			vs[ip], ss[ip] = v, math.Sqrt(v)
+			ds[ip] = di * b.deg[ip]
+		}
+	}
+	ps.cw = nil
+	if a.cw != nil || b.cw != nil {
+		ps.cwBuf = grow(ps.cwBuf, n)
+		ps.cw = ps.cwBuf
+		for i := 0; i < g.N; i++ {
+			for ip := 0; ip < h.N; ip++ {
+				ps.cw[i*h.N+ip] = a.c(i) * b.c(ip)
+			}
 		}
 	}
 
 	mg, mh := g.NumEdges(), h.NumEdges()
 	op := ps.choose(a, b, opt)
+	ps.sgs = op == opEdge && opt.Solver != SolverJacobi
+	ps.tol, ps.adjTol = tolFor(opt, ps.sgs), adjTolFor(opt, ps.sgs)
 	cached := op == opEdge || op == opCSRCached
 	if cached {
 		// The edge kernel is evaluated once per pair of undirected edges into
 		// a table with the weights folded in.
+		// κe once per pair of edge labels.
+		lg, lh := len(a.erep), len(b.erep)
+		ps.ke = grow(ps.ke, lg*lh)
+		for la := range lg {
+			ge := g.Edge(int(a.erep[la]))
+			for lb := range lh {
+				ps.ke[la*lh+lb] = opt.EdgeKernel.Eval(ge, h.Edge(int(b.erep[lb])))
+			}
+		}
 		ps.cache = grow(ps.cache, mg*mh)
+		hw, hl := h.Weight[:mh], b.elab[:mh]
 		for e := 0; e < mg; e++ {
-			ge, we := g.Edge(e), g.Weight[e]
+			ke, we := ps.ke[int(a.elab[e])*lh:(int(a.elab[e])+1)*lh], g.Weight[e]
 			row := ps.cache[e*mh : (e+1)*mh]
 			for f := range row {
-				row[f] = we * h.Weight[f] * opt.EdgeKernel.Eval(ge, h.Edge(f))
+				row[f] = we * hw[f] * ke[hl[f]]
 			}
 		}
 	}
@@ -231,6 +337,10 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		ps.w = &ps.edge
 	}
 
+	if ps.sgs {
+		ps.dk = grow(ps.dk, n)
+		copy(ps.dk, ps.diag)
+	}
 	for k, d := range ps.diag {
 		// A non-positive diagonal means M is not positive definite (a self-loop
 		// pair with κv·κe above 1/(1−q)²); CG will then break down and report
@@ -239,6 +349,9 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 			ps.diag[k] = ps.dd[k]
 		}
 		ps.inv[k] = 1 / ps.diag[k]
+	}
+	if ps.sgs {
+		ps.prepareSGS()
 	}
 	return nil
 }
@@ -258,12 +371,21 @@ type solveResult struct {
 	converged bool
 }
 
-// cg solves M y = rhs into y by Jacobi-preconditioned conjugate gradients from
+// cg solves M y = rhs into y with the pair's solver: cgSGS when ps.sgs, else
+// cgJacobi.
+func (ps *pairSolver) cg(rhs, y []float64, tol float64, maxIter int) solveResult {
+	if ps.sgs {
+		return ps.cgSGS(rhs, y, tol, maxIter)
+	}
+	return ps.cgJacobi(rhs, y, tol, maxIter)
+}
+
+// cgJacobi solves M y = rhs into y by Jacobi-preconditioned conjugate gradients from
 // y = 0, stopping when ‖r‖ ≤ tol·‖rhs‖ or after maxIter iterations, or when
 // pᵀMp ≤ 0 shows M is not positive definite. It allocates nothing. Each
 // iteration makes three passes over the vectors besides the product with W
 // (see package vec): finish the mat-vec, update y and r, form the next p.
-func (ps *pairSolver) cg(rhs, y []float64, tol float64, maxIter int) solveResult {
+func (ps *pairSolver) cgJacobi(rhs, y []float64, tol float64, maxIter int) solveResult {
 	n := len(rhs)
 	r, p, ap, t, inv, y := ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], ps.inv[:n], y[:n]
 	clear(y)
@@ -308,20 +430,41 @@ func (ps *pairSolver) cg(rhs, y []float64, tol float64, maxIter int) solveResult
 // side S W S (S 1), so K is not the difference of two nearly equal numbers
 // when walks are short (large q) or weakly matched.
 func (ps *pairSolver) solvePrimal() solveResult {
-	// The right-hand side lives in ap: cg copies it into r before its first
-	// mat-vec overwrites ap, so no extra vector is needed.
+	return ps.cg(ps.primalRHS(), ps.y, ps.tol, ps.opt.MaxIter)
+}
+
+// primalRHS forms the right-hand side of solvePrimal in ap: cg copies it
+// into r before its first mat-vec overwrites ap, so no extra vector is needed.
+func (ps *pairSolver) primalRHS() []float64 {
 	rhs := ps.ap
 	if ps.opt.Lmin == 1 {
-		ps.w.mulW(rhs, ps.v)
+		src := ps.v[:len(rhs)]
+		if ps.cw != nil {
+			// A quotient's right-hand side is that of the class-constant
+			// vector, weighted by √|class|: W (c∘v).
+			src = ps.r[:len(rhs)]
+			for k := range src {
+				src[k] = ps.cw[k] * ps.v[k]
+			}
+		}
+		ps.w.mulW(rhs, src)
 		for k := range rhs {
 			rhs[k] *= ps.s[k]
 		}
 	} else {
 		for k := range rhs {
-			rhs[k] = ps.s[k] * ps.dd[k]
+			rhs[k] = ps.s[k] * ps.dd[k] * ps.c(k)
 		}
 	}
-	return ps.cg(rhs, ps.y, ps.opt.Tol, ps.opt.MaxIter)
+	return rhs
+}
+
+// c returns the class weight of product node k (1 without a quotient).
+func (ps *pairSolver) c(k int) float64 {
+	if ps.cw == nil {
+		return 1
+	}
+	return ps.cw[k]
 }
 
 // x returns the solution at product node k: x_(i,i') with Lmin = 0 and
@@ -337,9 +480,54 @@ func (ps *pairSolver) value() float64 {
 		row := 0.0
 		for ip := 0; ip < nh; ip++ {
 			k := i*nh + ip
-			row += b.p(ip) * ps.s[k] * ps.y[k]
+			row += b.p(ip) * ps.c(k) * ps.s[k] * ps.y[k]
 		}
 		sum += a.p(i) * row
 	}
 	return sum
+}
+
+// Residual tolerances per unit of Options.Accuracy, measured on the full
+// MUTAG, NCI1 and ENZYMES Gram matrices (benchmarks/README.md): the largest
+// relative error of K over all pairs stayed below a quarter of the accuracy
+// asked for.
+const (
+	jacobiTolPerAccuracy = 0.1
+	sgsTolPerAccuracy    = 1.0
+)
+
+// gradTolFactor sets the tolerance of GramGrad's adjoint solves: the
+// gradients' errors are linear in the residuals, up to about 40× the
+// tolerance for a small component on the test graphs at q = 0.8 (fewest
+// iterations), so tol = gradTolFactor·GradAccuracy, scaled like Gram's by
+// solver. (GramGrad's primal solves use Gram's tolerance, so that its K is
+// Gram's, bit for bit.)
+const gradTolFactor = 0.01
+
+// tolFor returns the residual tolerance of a pair's solves: opt.Tol when set,
+// else the one derived from opt.Accuracy for the solver in use.
+func tolFor(opt *Options, sgs bool) float64 {
+	if opt.Tol > 0 {
+		return opt.Tol
+	}
+	f := jacobiTolPerAccuracy
+	if sgs {
+		f = sgsTolPerAccuracy
+	}
+	if opt.tolScale > 0 {
+		f *= opt.tolScale
+	}
+	return f * opt.Accuracy
+}
+
+// adjTolFor is tolFor for GramGrad's adjoint solves.
+func adjTolFor(opt *Options, sgs bool) float64 {
+	if opt.Tol > 0 {
+		return opt.Tol
+	}
+	f := jacobiTolPerAccuracy
+	if sgs {
+		f = sgsTolPerAccuracy
+	}
+	return f * gradTolFactor * opt.GradAccuracy
 }

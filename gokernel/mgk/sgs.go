@@ -1,0 +1,502 @@
+package mgk
+
+import (
+	"math"
+
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/schedule"
+	"github.com/graphgram/graphgram/gokernel/vec"
+)
+
+// Symmetric Gauss–Seidel preconditioning in Eisenstat's form.
+//
+// Split M = D − S W S (pairSolver) as M = L + Dm + Lᵀ with Dm its diagonal and
+// L its strictly lower part in the solver's node order (product node i·n' + i'
+// grouped by G's node i), and let E = Dm + L. The SGS preconditioner is
+// P = E Dm⁻¹ Eᵀ, and CG preconditioned by P is CG on
+//
+//	Â ŷ = E⁻¹ b,  Â = E⁻¹ M E⁻ᵀ,  y = E⁻ᵀ ŷ,
+//
+// preconditioned by Dm (z = Dm∘r̂). Since M = E + Eᵀ − Dm,
+//
+//	Â p = t + E⁻¹ (p − Dm t),  t = E⁻ᵀ p,
+//
+// so one product with Â is a backward sweep (Eᵀ's strictly upper part) and a
+// forward sweep (L), which together visit every pair of undirected edges once
+// with two updates each: the four updates of one W product, in two passes.
+// CG stops on the preconditioned residual √(r̂ᵀ Dm r̂), relative to its start.
+//
+// Edge pairs are processed grouped by G's node: the backward sweep over G's
+// nodes from last to first gathers, for the block of node i, the products over
+// G's edges to nodes j > i (already final), and the forward sweep those to
+// nodes j < i. A self-loop of G couples product nodes within one block
+// (i, a') ↔ (i, b'); those entries are handled point by point inside the
+// block, in H's node order, through H's adjacency.
+//
+// The sweeps work on the unscaled system A x = S⁻¹b, A = S⁻¹ M S⁻¹ =
+// D V⁻¹ − W (symmetric), x = S y: SGS preconditioning is invariant under
+// diagonal scaling, so the iterates and the stopping test are those of the
+// scaled system, and the sweeps save every multiplication by s and the vector
+// s∘t. A node pair with v = 0 has x = 0 (its row of M reads D y = 0); it gets
+// a zero inverse diagonal and zero Dm, so that every vector stays 0 there and
+// CG runs on the other rows only.
+//
+// When the preconditioner's diagonal Dp had to be made positive (M is then not
+// positive definite and CG will report a breakdown), the identity reads
+// M = E + Eᵀ − (2Dp − Dm) and dk holds 2Dp − Dm.
+
+// sweepLists holds a graph's edges grouped by endpoint for the sweeps: for
+// node i, the edges to higher-numbered nodes (up) and to lower ones (down)
+// with their other endpoints, and its self-loops.
+type sweepLists struct {
+	// ends packs each edge's endpoints, u | v<<32, for the sweeps over the
+	// other graph of a pair.
+	ends                  []uint64
+	upPtr, up, upTo       []int32
+	downPtr, down, downTo []int32
+	loopPtr, loop         []int32
+}
+
+func newSweepLists(g *graph.Graph) sweepLists {
+	var s sweepLists
+	s.upPtr = make([]int32, g.N+1)
+	s.downPtr = make([]int32, g.N+1)
+	s.loopPtr = make([]int32, g.N+1)
+	for e := range g.NumEdges() {
+		u, v := g.EdgeU[e], g.EdgeV[e]
+		switch {
+		case u == v:
+			s.loopPtr[u+1]++
+		default:
+			s.upPtr[min(u, v)+1]++
+			s.downPtr[max(u, v)+1]++
+		}
+	}
+	for i := 0; i < g.N; i++ {
+		s.upPtr[i+1] += s.upPtr[i]
+		s.downPtr[i+1] += s.downPtr[i]
+		s.loopPtr[i+1] += s.loopPtr[i]
+	}
+	s.up = make([]int32, s.upPtr[g.N])
+	s.upTo = make([]int32, s.upPtr[g.N])
+	s.down = make([]int32, s.downPtr[g.N])
+	s.downTo = make([]int32, s.downPtr[g.N])
+	s.loop = make([]int32, s.loopPtr[g.N])
+	s.ends = make([]uint64, g.NumEdges())
+	for e := range s.ends {
+		s.ends[e] = uint64(uint32(g.EdgeU[e])) | uint64(uint32(g.EdgeV[e]))<<32
+	}
+	nu := append([]int32(nil), s.upPtr[:g.N]...)
+	nd := append([]int32(nil), s.downPtr[:g.N]...)
+	nl := append([]int32(nil), s.loopPtr[:g.N]...)
+	for e := range g.NumEdges() {
+		u, v := g.EdgeU[e], g.EdgeV[e]
+		if u == v {
+			s.loop[nl[u]] = int32(e)
+			nl[u]++
+			continue
+		}
+		lo, hi := min(u, v), max(u, v)
+		s.up[nu[lo]], s.upTo[nu[lo]] = int32(e), hi
+		nu[lo]++
+		s.down[nd[hi]], s.downTo[nd[hi]] = int32(e), lo
+		nd[hi]++
+	}
+	return s
+}
+
+// prepareSGS sets up the sweeps of the pair after prepare has filled the edge
+// table (with edgeOperator's self-loop factors) and the diagonal: the unscaled
+// diagonals xdm = Dp/v, xinv = v/Dp and dk = (2Dp − Dm)/v (0 where v = 0), the
+// work vectors, and for every node of G with self-loops the summed table row
+// w_e·w'_f·κe over its loops (H's self-loops zeroed: they lie on the diagonal).
+func (ps *pairSolver) prepareSGS() {
+	g, h := ps.a.g, ps.b.g
+	n, mh := g.N*h.N, h.NumEdges()
+	ps.acc = grow(ps.acc, h.N)
+	ps.xdm, ps.xinv = grow(ps.xdm, n), grow(ps.xinv, n)
+	ps.dkIsDm = true
+	for k, d := range ps.diag[:n] {
+		v := ps.v[k]
+		if d != ps.dk[k] {
+			ps.dkIsDm = false // the preconditioner's diagonal was fixed
+		}
+		if v == 0 {
+			ps.xdm[k], ps.xinv[k], ps.dk[k] = 0, 0, 0
+			continue
+		}
+		// dk held the true diagonal Dm; the preconditioner's is Dp = diag.
+		ps.dk[k] = (2*d - ps.dk[k]) / v
+		ps.xdm[k] = d / v
+		ps.xinv[k] = v / d
+	}
+	sw := &ps.a.sw
+	ps.loopOff = ps.loopOff[:0]
+	ps.loopRows = ps.loopRows[:0]
+	if len(sw.loop) == 0 {
+		return
+	}
+	for i := 0; i < g.N; i++ {
+		if sw.loopPtr[i] == sw.loopPtr[i+1] {
+			ps.loopOff = append(ps.loopOff, -1)
+			continue
+		}
+		off := len(ps.loopRows)
+		ps.loopOff = append(ps.loopOff, int32(off))
+		for range mh {
+			ps.loopRows = append(ps.loopRows, 0)
+		}
+		row := ps.loopRows[off : off+mh]
+		for _, e := range sw.loop[sw.loopPtr[i]:sw.loopPtr[i+1]] {
+			for f, c := range ps.cache[int(e)*mh : (int(e)+1)*mh] {
+				if h.EdgeU[f] != h.EdgeV[f] {
+					row[f] += 2 * c // undo the table's ½ for G's loop
+				}
+			}
+		}
+	}
+}
+
+// loopRow returns the summed self-loop row of G's node i, nil when i has none.
+func (ps *pairSolver) loopRow(i int) []float64 {
+	if len(ps.loopOff) == 0 || ps.loopOff[i] < 0 {
+		return nil
+	}
+	mh := ps.b.g.NumEdges()
+	o := int(ps.loopOff[i])
+	return ps.loopRows[o : o+mh]
+}
+
+// scatter adds to acc, for block i, the products of the table rows of the G
+// edges listed in ptr/edges/to (i's up or down edges) with the blocks of x
+// at their other ends: acc[a'] += c·x_j[b'], acc[b'] += c·x_j[a'].
+func (ps *pairSolver) scatter(i int, ptr, edges, to []int32, acc, x []float64) {
+	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
+	hab := ps.b.sw.ends[:mh]
+	for k := ptr[i]; k < ptr[i+1]; k++ {
+		e, j := int(edges[k]), int(to[k])
+		xj := x[j*nh : (j+1)*nh]
+		for f, c := range ps.cache[e*mh : (e+1)*mh] {
+			ab := hab[f]
+			a, b := uint32(ab), ab>>32
+			acc[a] += c * xj[b]
+			acc[b] += c * xj[a]
+		}
+	}
+}
+
+// scatter2 is scatter for two vectors at once: the table is read once.
+func (ps *pairSolver) scatter2(i int, ptr, edges, to []int32, acc1, x1, acc2, x2 []float64) {
+	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
+	hab := ps.b.sw.ends[:mh]
+	for k := ptr[i]; k < ptr[i+1]; k++ {
+		e, j := int(edges[k]), int(to[k])
+		x1j, x2j := x1[j*nh:(j+1)*nh], x2[j*nh:(j+1)*nh]
+		for f, c := range ps.cache[e*mh : (e+1)*mh] {
+			ab := hab[f]
+			a, b := uint32(ab), ab>>32
+			acc1[a] += c * x1j[b]
+			acc1[b] += c * x1j[a]
+			acc2[a] += c * x2j[b]
+			acc2[b] += c * x2j[a]
+		}
+	}
+}
+
+// backward solves Eᵀ t = src (unscaled). With r non-nil it first forms,
+// block by block, the next search direction src = dm∘r + beta·src (CG's
+// direction update, fused into the sweep to save a pass over the vectors).
+func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
+	nh := ps.b.g.N
+	sw := &ps.a.sw
+	acc := ps.acc[:nh]
+	for i := ps.a.g.N - 1; i >= 0; i-- {
+		clear(acc)
+		ps.scatter(i, sw.upPtr, sw.up, sw.upTo, acc, t)
+		ps.backBlock(i, acc, t, src, r, beta)
+	}
+}
+
+// backward2 is backward for two columns, sharing the table reads.
+func (ps *pairSolver) backward2(c1, c2 *sgsCol) {
+	nh := ps.b.g.N
+	sw := &ps.a.sw
+	acc1, acc2 := ps.acc[:nh], ps.acc2[:nh]
+	for i := ps.a.g.N - 1; i >= 0; i-- {
+		clear(acc1)
+		clear(acc2)
+		ps.scatter2(i, sw.upPtr, sw.up, sw.upTo, acc1, c1.t, acc2, c2.t)
+		ps.backBlock(i, acc1, c1.t, c1.p, c1.r, c1.beta)
+		ps.backBlock(i, acc2, c2.t, c2.p, c2.r, c2.beta)
+	}
+}
+
+// backBlock finishes block i of backward once acc holds the products with
+// the blocks j > i.
+func (ps *pairSolver) backBlock(i int, acc, t, src, r []float64, beta float64) {
+	h := ps.b.g
+	nh := h.N
+	base := i * nh
+	ti, xi, ii := t[base:base+nh], src[base:base+nh], ps.xinv[base:base+nh]
+	lr := ps.loopRow(i)
+	if r != nil && lr == nil {
+		ri, di := r[base:base+nh], ps.xdm[base:base+nh]
+		for ip, a := range acc {
+			x := ri[ip]*di[ip] + beta*xi[ip]
+			xi[ip] = x
+			ti[ip] = (x + a) * ii[ip]
+		}
+		return
+	}
+	if r != nil {
+		ri, di := r[base:base+nh], ps.xdm[base:base+nh]
+		for ip, x := range xi {
+			xi[ip] = ri[ip]*di[ip] + beta*x
+		}
+	}
+	if lr != nil {
+		for ip := nh - 1; ip >= 0; ip-- {
+			sum := acc[ip]
+			for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+				if jp := int(h.Col[kp]); jp > ip {
+					sum += lr[h.EdgeOf[kp]] * ti[jp]
+				}
+			}
+			ti[ip] = (xi[ip] + sum) * ii[ip]
+		}
+		return
+	}
+	for ip, a := range acc {
+		ti[ip] = (xi[ip] + a) * ii[ip]
+	}
+}
+
+// forward solves E z = src − dk∘t (unscaled), overwriting t with z, and sets
+// ap = t + z, returning srcᵀap: with src = p and t = E⁻ᵀ p on entry,
+// ap = Â p. With rhs set it solves E ap = src (the transformed right-hand
+// side), using t as scratch, and returns 0. Block i of t is not read again
+// once the sweep has passed it, so z can take its place.
+func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
+	nh := ps.b.g.N
+	sw := &ps.a.sw
+	acc := ps.acc[:nh]
+	pap := 0.0
+	for i := 0; i < ps.a.g.N; i++ {
+		clear(acc)
+		ps.scatter(i, sw.downPtr, sw.down, sw.downTo, acc, t)
+		pap += ps.fwdBlock(i, acc, ap, t, src, rhs)
+	}
+	return pap
+}
+
+// forward2 is forward (rhs false) for two columns, sharing the table reads;
+// it returns both columns' pᵀÂp.
+func (ps *pairSolver) forward2(c1, c2 *sgsCol) (float64, float64) {
+	nh := ps.b.g.N
+	sw := &ps.a.sw
+	acc1, acc2 := ps.acc[:nh], ps.acc2[:nh]
+	pap1, pap2 := 0.0, 0.0
+	for i := 0; i < ps.a.g.N; i++ {
+		clear(acc1)
+		clear(acc2)
+		ps.scatter2(i, sw.downPtr, sw.down, sw.downTo, acc1, c1.t, acc2, c2.t)
+		pap1 += ps.fwdBlock(i, acc1, c1.ap, c1.t, c1.p, false)
+		pap2 += ps.fwdBlock(i, acc2, c2.ap, c2.t, c2.p, false)
+	}
+	return pap1, pap2
+}
+
+// fwdBlock finishes block i of forward once acc holds the products with the
+// blocks j < i, and returns the block's share of srcᵀap.
+func (ps *pairSolver) fwdBlock(i int, acc, ap, t, src []float64, rhs bool) float64 {
+	h := ps.b.g
+	nh := h.N
+	base := i * nh
+	ti, xi, ii, oi, di := t[base:base+nh], src[base:base+nh], ps.xinv[base:base+nh], ap[base:base+nh], ps.dk[base:base+nh]
+	pap := 0.0
+	if lr := ps.loopRow(i); lr != nil {
+		for ip := 0; ip < nh; ip++ {
+			for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+				if jp := int(h.Col[kp]); jp < ip {
+					acc[ip] += lr[h.EdgeOf[kp]] * ti[jp] // z, written already
+				}
+			}
+			if rhs {
+				z := (xi[ip] + acc[ip]) * ii[ip]
+				ti[ip], oi[ip] = z, z
+				continue
+			}
+			tk := ti[ip]
+			z := (xi[ip] - di[ip]*tk + acc[ip]) * ii[ip]
+			ti[ip] = z
+			oi[ip] = tk + z
+			pap += xi[ip] * oi[ip]
+		}
+		return pap
+	}
+	if rhs {
+		for ip, a := range acc {
+			z := (xi[ip] + a) * ii[ip]
+			ti[ip], oi[ip] = z, z
+		}
+		return 0
+	}
+	if ps.dkIsDm {
+		// dk·inv = 1: z = (x + a)·inv − t and ap = t + z = (x + a)·inv.
+		for ip, a := range acc {
+			x := xi[ip]
+			ak := (x + a) * ii[ip]
+			ti[ip] = ak - ti[ip]
+			oi[ip] = ak
+			pap += x * ak
+		}
+		return pap
+	}
+	for ip, a := range acc {
+		tk := ti[ip]
+		z := (xi[ip] - di[ip]*tk + a) * ii[ip]
+		ti[ip] = z
+		ak := tk + z
+		oi[ip] = ak
+		pap += xi[ip] * ak
+	}
+	return pap
+}
+
+// sgsCol is the state of one CG solve in cgSGS: its vectors (unscaled) and
+// scalars. cgSGS2 runs two in lockstep.
+type sgsCol struct {
+	r, p, ap, t, y []float64
+	rz, rz0, thr   float64
+	beta           float64
+	it             int
+	done           bool
+	res            solveResult
+}
+
+// start sets c up for M y = rhs from y = 0: r̂ = E⁻¹ S⁻¹ rhs (the unscaled
+// right-hand side goes through p), and reports whether there is anything to
+// solve.
+func (ps *pairSolver) start(c *sgsCol, rhs []float64, tol float64) {
+	s, dm := ps.s[:len(rhs)], ps.xdm
+	clear(c.y)
+	for k, b := range rhs {
+		if s[k] > 0 {
+			c.p[k] = b / s[k]
+		} else {
+			c.p[k] = 0
+		}
+	}
+	ps.forward(c.r, c.t, c.p, true)
+	c.rz = 0
+	for k, x := range c.r {
+		c.rz += x * x * dm[k]
+	}
+	// The first direction is Dm∘r̂: backward's update with beta = 0 on a
+	// zeroed p.
+	clear(c.p)
+	c.beta, c.it, c.done = 0, 0, false
+	c.rz0, c.thr = c.rz, tol*tol*c.rz
+	if c.rz == 0 {
+		c.done, c.res = true, solveResult{converged: true}
+	}
+}
+
+// check ends c when it has converged, run out of iterations, or the
+// computation was cancelled through ctl (schedule.Run then discards the result).
+func (c *sgsCol) check(maxIter int, ctl *schedule.Control) {
+	switch {
+	case c.done:
+	case c.rz <= c.thr:
+		c.done, c.res = true, solveResult{iters: c.it, residual: math.Sqrt(c.rz / c.rz0), converged: true}
+	case c.it >= maxIter || (c.it&7 == 7 && ctl.Cancelled()):
+		c.done, c.res = true, solveResult{iters: c.it, residual: math.Sqrt(c.rz / c.rz0)}
+	}
+}
+
+// step finishes an iteration of c once ap = Â p and pap = pᵀÂp.
+func (ps *pairSolver) step(c *sgsCol, pap float64) {
+	if !(pap > 0) || math.IsInf(pap, 0) {
+		c.done, c.res = true, solveResult{iters: c.it, residual: math.Sqrt(c.rz / c.rz0)}
+		return
+	}
+	alpha := c.rz / pap
+	rzNew, _ := vec.Step(c.y, c.r, c.p, c.ap, ps.xdm[:len(c.y)], alpha)
+	c.beta = rzNew / c.rz
+	c.rz = rzNew
+	c.it++
+}
+
+// finish maps c's solution back: x = E⁻ᵀ x̂, y = S⁻¹ x.
+func (ps *pairSolver) finish(c *sgsCol) solveResult {
+	if c.res.converged && c.rz0 == 0 {
+		return c.res // y is 0
+	}
+	ps.backward(c.t, c.y, nil, 0)
+	s := ps.s
+	for k, x := range c.t {
+		if s[k] > 0 {
+			c.y[k] = x / s[k]
+		} else {
+			c.y[k] = 0
+		}
+	}
+	return c.res
+}
+
+// col1 returns the column state on the solver's own vectors.
+func (ps *pairSolver) col1(y []float64, n int) *sgsCol {
+	c := &ps.cols[0]
+	c.r, c.p, c.ap, c.t, c.y = ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], y[:n]
+	return c
+}
+
+// cgSGS solves M y = rhs into y by CG preconditioned with symmetric
+// Gauss–Seidel (see the top of this file), from y = 0, stopping when the
+// preconditioned residual has dropped by tol, after maxIter iterations, or when
+// p̂ᵀÂp̂ ≤ 0 shows M is not positive definite. It works on the unscaled system
+// and converts at entry and exit. It allocates nothing; rhs may alias ps.ap.
+func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveResult {
+	c := ps.col1(y, len(rhs))
+	ps.start(c, rhs, tol)
+	ps.run1(c, maxIter)
+	return ps.finish(c)
+}
+
+// run1 iterates c alone until it is done.
+func (ps *pairSolver) run1(c *sgsCol, maxIter int) {
+	for c.check(maxIter, ps.opt.Control); !c.done; c.check(maxIter, ps.opt.Control) {
+		ps.backward(c.t, c.p, c.r, c.beta)
+		ps.step(c, ps.forward(c.ap, c.t, c.p, false))
+	}
+}
+
+// cgSGS2 is cgSGS for two systems with the same matrix, M y1 = rhs1 to tol1
+// and M y2 = rhs2 to tol2, run in lockstep so that each sweep reads the edge
+// table once for both; the one that converges last goes on alone. rhs1 may
+// alias ps.ap, rhs2 ps.ap2. Each column's arithmetic is that of cgSGS.
+func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float64, tol2 float64, maxIter int) (solveResult, solveResult) {
+	n := len(rhs1)
+	for _, v := range []*[]float64{&ps.r2, &ps.p2, &ps.ap2, &ps.t2} {
+		*v = grow(*v, n)
+	}
+	ps.acc2 = grow(ps.acc2, ps.b.g.N)
+	c1 := ps.col1(y1, n)
+	c2 := &ps.cols[1]
+	c2.r, c2.p, c2.ap, c2.t, c2.y = ps.r2[:n], ps.p2[:n], ps.ap2[:n], ps.t2[:n], y2[:n]
+	ps.start(c1, rhs1, tol1)
+	ps.start(c2, rhs2, tol2)
+	c1.check(maxIter, ps.opt.Control)
+	c2.check(maxIter, ps.opt.Control)
+	for !c1.done && !c2.done {
+		ps.backward2(c1, c2)
+		pap1, pap2 := ps.forward2(c1, c2)
+		ps.step(c1, pap1)
+		ps.step(c2, pap2)
+		c1.check(maxIter, ps.opt.Control)
+		c2.check(maxIter, ps.opt.Control)
+	}
+	ps.run1(c1, maxIter)
+	ps.run1(c2, maxIter)
+	return ps.finish(c1), ps.finish(c2)
+}
