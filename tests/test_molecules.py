@@ -92,3 +92,41 @@ def test_molecular_kernel_preset():
     assert K3.shape == (3, 3) and np.all(np.isfinite(K3))
     with pytest.raises(ValueError, match="bonds"):
         molecular_kernel(bonds="angle")
+
+
+def test_rich_atom_and_bond_features():
+    from graphgram.molecules import NEIGHBOR_ELEMENTS, RING_SIZES
+
+    # Chloro-cyclopropyl-benzene: one 6-ring, one 3-ring, a chlorine neighbour.
+    g = from_smiles("Clc1ccc(cc1)C2CC2")
+    nb, rs = g.node_attrs["neighbors"], g.node_attrs["ring_sizes"]
+    assert nb.shape == (g.n_nodes, len(NEIGHBOR_ELEMENTS)) and rs.shape == (g.n_nodes, len(RING_SIZES))
+    c, cl = NEIGHBOR_ELEMENTS.index(6), NEIGHBOR_ELEMENTS.index(17)
+    assert nb[0].tolist() == [1 if i == c else 0 for i in range(len(NEIGHBOR_ELEMENTS))]   # Cl: one C
+    assert nb[1, cl] == 1 and nb[1, c] == 2                                                 # ipso carbon
+    np.testing.assert_array_equal(nb.sum(1), g.node_attrs["degree"])
+    assert rs[0].sum() == 0 and rs[1, RING_SIZES.index(6)] == 1
+    assert rs[-1, RING_SIZES.index(3)] == 1 and rs[-1].sum() == 1
+    # Equal environments hash equally: the two ortho (and two meta) ring carbons;
+    # within one bond ortho and meta carbons look alike, within two bonds they do not.
+    env = g.node_attrs["environment"]
+    assert env[2] == env[6] and env[3] == env[5] and env[2] == env[3] and env[1] != env[2]
+    assert env.dtype == np.int64 and env.max() < 2 ** 31
+    env2 = from_smiles("Clc1ccc(cc1)C2CC2", radius=2).node_attrs["environment"]
+    assert env2[2] == env2[6] and env2[3] == env2[5] and env2[2] != env2[3]
+    # Chirality and bond stereo.
+    np.testing.assert_array_equal(from_smiles("C[C@H](N)O").node_attrs["chirality"][1],
+                                  int(Chem.ChiralType.CHI_TETRAHEDRAL_CCW))
+    st = from_smiles("C/C=C/C").edge_attrs["stereo"]
+    assert int(Chem.BondStereo.STEREOE) in st.tolist()
+    # Explicit hydrogens appear in the neighbour multisets.
+    h = from_smiles("C", hydrogens="explicit")
+    assert h.node_attrs["neighbors"][0, NEIGHBOR_ELEMENTS.index(1)] == 4
+    # "basic" gives the attributes of before only.
+    b = from_smiles("CCO", features="basic")
+    assert set(b.node_attrs) == {"element", "aromatic", "charge", "hybridization", "hcount", "in_ring"}
+    assert set(b.edge_attrs) == {"order", "aromatic", "conjugated", "in_ring"}
+    with pytest.raises(ValueError, match="features"):
+        from_smiles("C", features="some")
+    with pytest.raises(ValueError, match="radius"):
+        from_smiles("C", radius=-1)

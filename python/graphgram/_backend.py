@@ -169,7 +169,9 @@ def _columns(graphs_by_name, attr, kind, why):
 def _feature_matrix(graphs_by_name, attrs, kind):
     """Pack the attributes ``attrs`` (name -> why it is needed) of every graph of the call.
 
-    Returns ({list name: feature matrix}, layout) with layout name -> (column, width).
+    Returns ({list name: feature matrix}, layout) with layout name -> (column, width,
+    "str" or "num", vocabulary): the vocabulary is the sorted distinct values of a
+    string or numeric scalar attribute in this call (None for vectors).
     String labels become codes from one vocabulary of all strings of the call:
     their sorted order, so equal strings get equal codes whatever process built
     the graphs.
@@ -179,15 +181,23 @@ def _feature_matrix(graphs_by_name, attrs, kind):
     col = 0
     for attr, why in attrs.items():
         width, value_kind = _columns(graphs_by_name, attr, kind, why)
-        layout[attr] = (col, width) if value_kind == "num" else (col, width, "str")
         plan.append((attr, col, width, value_kind))
         col += width
     vocab = {}
-    for attr, _, _, value_kind in plan:
+    for attr, c, width, value_kind in plan:
+        parts = [a for _, graphs in graphs_by_name for g in graphs
+                 for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)] if a is not None]
         if value_kind == "str":
-            parts = [a for _, graphs in graphs_by_name for g in graphs
-                     for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)] if a is not None]
             vocab[attr] = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype="U1")
+            # The 4th entry: the call's vocabulary, label i coded as i (tables over labels).
+            layout[attr] = (c, width, "str", vocab[attr].tolist())
+        elif width == 1:
+            # The distinct values of a numeric scalar attribute in this call, for base
+            # kernels tabulated over the labels that occur (LabelFunction).
+            values = np.unique(np.concatenate([np.ravel(a) for a in parts])) if parts else np.zeros(0)
+            layout[attr] = (c, width, "num", values.astype(np.float64).tolist())
+        else:
+            layout[attr] = (c, width, "num", None)
     out = {}
     for name, graphs in graphs_by_name:
         counts = [g.n_nodes if kind == "node" else g.n_edges for g in graphs]
@@ -268,8 +278,9 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None):
     Returns
     -------
     px, py : Packed (py is None without Y)
-    node_layout, edge_layout : dict of str to (int, int)
-        Attribute name -> (first column, width) in the feature matrices.
+    node_layout, edge_layout : dict of str to tuple
+        Attribute name -> (first column, width, "str" or "num", vocabulary) in the
+        feature matrices (see ``_feature_matrix``).
     """
     lists = [("X", X)] + ([] if Y is None else [("Y", Y)])
     node_feat, node_layout = _feature_matrix(lists, dict(node_attrs), "node")
@@ -305,6 +316,8 @@ def evaluate_base_kernel(kernel, x, y, index, name):
             strings = True
             vocab = sorted({str(a), str(b)})
             a, b = [float(vocab.index(str(a)))], [float(vocab.index(str(b)))]
+        else:
+            vocab = None
         try:
             a = np.asarray(a, dtype=np.float64).ravel()
             b = np.asarray(b, dtype=np.float64).ravel()
@@ -315,7 +328,10 @@ def evaluate_base_kernel(kernel, x, y, index, name):
                              % (name, a.size, b.size, attr))
         if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
             raise ValueError("%s: attribute %r contains NaN or infinity" % (name, attr))
-        layout[attr] = (col, a.size, "str") if strings else (col, a.size)
+        if strings:
+            layout[attr] = (col, a.size, "str", vocab)
+        else:
+            layout[attr] = (col, a.size, "num", sorted({float(a[0]), float(b[0])}) if a.size == 1 else None)
         col += a.size
         xs.append(a)
         ys.append(b)
