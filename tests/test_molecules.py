@@ -130,3 +130,32 @@ def test_rich_atom_and_bond_features():
         from_smiles("C", features="some")
     with pytest.raises(ValueError, match="radius"):
         from_smiles("C", radius=-1)
+
+
+def test_size_exponent_normalization():
+    from graphgram import MarginalizedGraphKernel
+    from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+    X = [from_smiles(s) for s in ("CCO", "c1ccccc1O", "CC(=O)N", "CCCCCC")]
+    raw = MarginalizedGraphKernel(TensorProduct(element=KroneckerDelta(0.3)), TensorProduct(order=KroneckerDelta(0.5)),
+                                  q=0.1)
+    K0 = raw(X)
+    d = np.diag(K0)
+    for s in (True, 0.5, 0.0):
+        k = raw.clone_with_theta(raw.theta).set_params(normalize=s)
+        e = float(s)
+        K = k(X)
+        np.testing.assert_allclose(K, K0 / np.outer(d, d) ** (e / 2), rtol=1e-12)
+        np.testing.assert_allclose(k.diag(X), np.diag(K), rtol=1e-12)
+        np.testing.assert_allclose(k.fit(X[:2]).transform(X), K[:, :2], rtol=1e-12)
+        assert np.linalg.eigvalsh(K).min() > -1e-10
+        Kg, G = k(X, eval_gradient=True)
+        np.testing.assert_allclose(Kg, K, rtol=1e-12)
+        th = k.theta
+        for i in range(len(th)):
+            dt = np.zeros_like(th)
+            dt[i] = 1e-5
+            fd = (k.clone_with_theta(th + dt)(X) - k.clone_with_theta(th - dt)(X)) / 2e-5
+            np.testing.assert_allclose(G[:, :, i], fd, rtol=1e-4, atol=1e-7 * np.abs(K).max())
+    with pytest.raises(ValueError, match="exponent"):
+        raw.set_params(normalize=1.5)(X)
