@@ -81,10 +81,21 @@ def test_smooth_cutoff_is_smooth_and_zero_at_cutoff():
 
 def test_molecular_kernel_preset():
     mols = [from_smiles(s) for s in ("CCO", "CCN", "c1ccccc1", "CC(=O)O")]
-    k = molecular_kernel()
+    k = molecular_kernel(normalize=True)
     K = k(mols)
     np.testing.assert_allclose(np.diag(K), 1.0)
     assert K[0, 1] > K[0, 2]                                   # ethanol is closer to ethylamine than to benzene
+    d = molecular_kernel(normalize=False).diag(mols)
+    np.testing.assert_allclose(molecular_kernel()(mols), molecular_kernel(normalize=False)(mols) / np.outer(d, d) ** 0.25)
+    # Every h of the preset is bounded away from 0 and 1; the preset reads the rich attributes.
+    k = molecular_kernel()
+    hs = [h for h in k.hyperparameters if h.name.endswith("__h")]
+    assert len(hs) == 10 and all(np.allclose(h.bounds.ravel(), [0.05, 0.95]) for h in hs)
+    assert k.node_kernel.attributes() == {"element", "aromatic", "charge", "hybridization", "hcount", "in_ring"}
+    basic = molecular_kernel(features="basic")
+    assert basic.node_kernel.attributes() == {"element"} and basic.edge_kernel.attributes() == {"order"}
+    with pytest.raises(ValueError, match="features"):
+        molecular_kernel(features="all")
     rng = np.random.default_rng(0)
     clouds = [from_coordinates(["C", "C", "O", "N"], rng.normal(scale=1.0, size=(4, 3)), cutoff=3.0)
               for _ in range(3)]
