@@ -450,3 +450,16 @@ def test_set_and_table_kernels_in_graph_kernels():
     f = MarginalizedGraphKernel(TensorProduct(e=LabelFunction(lambda a, b: 1.0 if a == b else 0.3)), None, q=0.1)
     ref = MarginalizedGraphKernel(TensorProduct(e=KroneckerDelta(0.3)), None, q=0.1)
     np.testing.assert_allclose(f(X), ref(X), rtol=1e-10)
+    # On edges too: vectors by a normalized dot product, numeric labels by a function.
+    E = [Graph(3, [(0, 1), (1, 2)], None, None, {"v": np.array([[1.0, 0.0], [0.5, 0.5]]), "o": np.array([1, 2])}),
+         Graph(2, [(0, 1)], None, None, {"v": np.array([[0.0, 1.0]]), "o": np.array([2])})]
+    ek = MarginalizedGraphKernel(None, TensorProduct(v=DotProduct(0.5).normalized,
+                                                     o=LabelFunction(lambda a, b: 1.0 if a == b else 0.5)), q=0.2)
+    K, G = ek(E, eval_gradient=True)
+    assert np.all(np.isfinite(K)) and G.shape == (2, 2, ek.n_dims)
+    th = ek.theta
+    for i in range(len(th)):
+        d = np.zeros_like(th)
+        d[i] = 1e-5
+        fd = (ek.clone_with_theta(th + d)(E) - ek.clone_with_theta(th - d)(E)) / 2e-5
+        np.testing.assert_allclose(G[:, :, i], fd, rtol=1e-5, atol=1e-9)

@@ -171,7 +171,8 @@ def _feature_matrix(graphs_by_name, attrs, kind):
 
     Returns ({list name: feature matrix}, layout) with layout name -> (column, width,
     "str" or "num", vocabulary): the vocabulary is the sorted distinct values of a
-    string or numeric scalar attribute in this call (None for vectors).
+    string attribute, or a function returning those of a numeric scalar attribute
+    (computed on demand), in this call; None for vectors.
     String labels become codes from one vocabulary of all strings of the call:
     their sorted order, so equal strings get equal codes whatever process built
     the graphs.
@@ -193,9 +194,12 @@ def _feature_matrix(graphs_by_name, attrs, kind):
             layout[attr] = (c, width, "str", vocab[attr].tolist())
         elif width == 1:
             # The distinct values of a numeric scalar attribute in this call, for base
-            # kernels tabulated over the labels that occur (LabelFunction).
-            values = np.unique(np.concatenate([np.ravel(a) for a in parts])) if parts else np.zeros(0)
-            layout[attr] = (c, width, "num", values.astype(np.float64).tolist())
+            # kernels tabulated over the labels that occur (LabelFunction); computed
+            # only when such a kernel asks (a callable), as most kernels never do.
+            def values(parts=parts):
+                v = np.unique(np.concatenate([np.ravel(a) for a in parts])) if parts else np.zeros(0)
+                return v.astype(np.float64).tolist()
+            layout[attr] = (c, width, "num", values)
         else:
             layout[attr] = (c, width, "num", None)
     out = {}

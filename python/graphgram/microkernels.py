@@ -576,6 +576,8 @@ class _Tabulated(MicroKernel):
             raise _unbound_error(self, path)
         col, width, strings = binding[:3]
         vocab = binding[3] if len(binding) > 3 else None
+        if callable(vocab):
+            vocab = vocab()  # numeric attributes' values are computed on demand
         if width != 1:
             raise ValueError("%s%s compares single labels, but its attribute has width %d"
                              % (type(self).__name__, " (at %s)" % path.rstrip("_") if path else "", width))
