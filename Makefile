@@ -1,11 +1,15 @@
-# The two commands of the README, plus pieces for development.
+# The two commands of the README, plus pieces for development and packaging.
 # `make demo`: install graphgram into .venv and run the MUTAG demo.
 # `make test`: install graphgram with its test dependencies into .venv and run every test (Go and Python).
+# `make wheels`: build the manylinux wheels (CPython 3.9-3.13) and the sdist into dist/, then
+#   install each wheel into a fresh venv without go or cc on PATH and run the smoke test and demo,
+#   and build the sdist from source once.
+#   `make wheels PYTHONS="3.11 3.13"` for some versions only.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-fuzz test-python venv install install-test dev
+.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test cuda test-cuda-host test-cuda-emu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -47,3 +51,41 @@ test: test-go test-fuzz test-python
 # In-place build for development: edit Go or Python, rerun this, then pytest.
 dev: venv
 	$(PY) -m pip install -q -e ".[test]"
+
+# Binary wheels: see packaging/build_wheels.sh and packaging/test_wheels.sh.
+PYTHONS ?= 3.9 3.10 3.11 3.12 3.13
+
+wheels:
+	$(MAKE) wheels-build PYTHONS="$(PYTHONS)"
+	$(MAKE) wheels-test PYTHONS="$(PYTHONS)"
+	$(MAKE) sdist-test
+
+wheels-build:
+	PYTHONS="$(PYTHONS)" bash packaging/build_wheels.sh
+
+wheels-test:
+	PYTHONS="$(PYTHONS)" bash packaging/test_wheels.sh
+
+# The sdist builds from source (Go + the system C compiler) and passes the smoke test.
+sdist-test:
+	bash packaging/test_sdist.sh
+
+# CUDA backend (cuda/README.md). `make cuda` builds cuda/build/libggcuda.so,
+# pip-installing nvcc into .cuda-toolkit/ when none is found; no GPU needed.
+# `make test-cuda-host` then runs everything about it that needs no GPU.
+cuda:
+	$(PYTHON) cuda/build.py --install-toolkit
+
+test-cuda-host: cuda
+	go vet ./cuda/... && go vet -tags cuda ./cuda/... ./pybind/
+	go test ./cuda/...
+	go test -tags cuda ./cuda/
+	$(PYTHON) -m unittest discover -s cuda -p test_build.py
+	$(PYTHON) cuda/build.py --emulated --out cuda/build
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) go test -count=1 -tags cuda -run Device ./pybind/
+
+# The GPU suite against libggcuda_emu.so: the same C API and kernels built by
+# g++, kernels on host threads, CUDA runtime mocked (cuda/emu); small sizes.
+test-cuda-emu:
+	$(PYTHON) cuda/build.py --emulated --out cuda/build
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -timeout 30m -tags cuda -run TestGPU ./cuda/

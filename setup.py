@@ -3,21 +3,54 @@
 The Go core (``pybind/`` and the ``gokernel/`` packages it uses) becomes the
 extension module ``graphgram._ggcore``. ``build_ext`` runs gopy, which is pinned
 in ``go.mod`` with the ``tool`` directive, so the build needs only a Go toolchain
-on PATH and the Python build requirements of ``pyproject.toml``.
+and a C compiler on PATH and the Python build requirements of ``pyproject.toml``.
+
+gopy generates the bindings (``gopy gen``); this file then compiles them itself,
+with the steps of ``gopy build`` but not its link flags: an extension module must
+not link libpython (the interpreter that imports it provides Python's symbols, and
+a statically linked Python such as conda's or uv's has no libpython to load), so the
+``#cgo LDFLAGS`` line gopy writes from the interpreter's configuration is dropped.
+
+Environment variables read here (all optional):
+
+``CC``
+    The C compiler cgo uses. ``make wheels`` (``packaging/build_wheels.sh``) sets it
+    to zig's ``cc -target x86_64-linux-gnu.2.17`` so the wheels need only glibc 2.17.
+``GOEXPERIMENT``
+    Defaults to ``simd`` (the AVX2 kernels, chosen at run time with a portable fallback).
+``GRAPHGRAM_CUDA``
+    ``1`` builds the CUDA backend: the Go core with its cgo bridge and, when nvcc
+    is found, ``libggcuda.so``; see ``build_optional_libraries``.
 """
 
 import fcntl
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-MIN_GO = (1, 24)
+MIN_GO = (1, 26)
+GO_MODULE = "github.com/graphgram/graphgram"
+# gopy's name for the generated package: the files are <NAME>.go, build.py (which
+# writes <NAME>.c) and the extension _<NAME>.so; nothing here depends on which
+# functions the Go package pybind exports.
+GOPY_NAME = "ggcore"
+
+
+def _version():
+    """The package version, read from its single source python/graphgram/_version.py."""
+    with open(os.path.join(ROOT, "python", "graphgram", "_version.py")) as f:
+        m = re.search(r'^__version__ = "([^"]+)"$', f.read(), re.M)
+    if m is None:
+        sys.exit("error: python/graphgram/_version.py has no line __version__ = \"...\"")
+    return m.group(1)
 
 
 def _go_toolchain():
@@ -25,21 +58,67 @@ def _go_toolchain():
     go = shutil.which("go")
     if go is None:
         sys.exit(
-            "error: building graphgram needs the Go toolchain (go %d.%d or newer) on PATH; "
-            "install it from https://go.dev/dl/ and run pip again." % MIN_GO
+            "error: building graphgram from source needs the Go toolchain (go %d.%d or newer) on PATH; "
+            "install it from https://go.dev/dl/ and run pip again, or install a binary wheel." % MIN_GO
         )
     return go
 
 
-def _run(cmd, env, what):
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def _run(cmd, env, what, cwd=ROOT):
+    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode != 0:
-        sys.exit("error: %s failed:\n%s" % (what, proc.stdout))
+        sys.exit("error: %s failed:\n$ %s\n%s" % (what, " ".join(cmd), proc.stdout))
     return proc.stdout
+
+
+def _drop_cgo_ldflags(gofile):
+    """Remove the ``#cgo LDFLAGS`` line gopy writes (it links libpython, or passes
+    the interpreter's LDSHARED with its build-machine rpath)."""
+    with open(gofile) as f:
+        src = f.read()
+    new, n = re.subn(r"^#cgo LDFLAGS:.*\n", "", src, flags=re.M)
+    if n != 1:
+        sys.exit("error: expected one '#cgo LDFLAGS' line in gopy's %s, found %d" % (gofile, n))
+    with open(gofile, "w") as f:
+        f.write(new)
+
+
+def _cuda_requested():
+    """Whether GRAPHGRAM_CUDA asks for the CUDA backend (any value but "", "0")."""
+    return os.environ.get("GRAPHGRAM_CUDA", "") not in ("", "0")
+
+
+def build_optional_libraries(build_lib):
+    """Build the shared libraries shipped inside the package directory beside the extension.
+
+    With ``GRAPHGRAM_CUDA=1``, ``libggcuda.so`` is compiled by nvcc (found as
+    cuda/build.py says: CUDACXX, CUDA_HOME, PATH, the pip CUDA packages) into
+    ``build_lib/graphgram``; the Go core, built with the ``cuda`` tag, opens it at
+    run time and uses the CPU when it or a device is missing. Without nvcc the
+    build goes on without the library and says so in one sentence. Without the
+    variable nothing here runs and the build needs no CUDA.
+    """
+    if not _cuda_requested():
+        return
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("graphgram_cuda_build", os.path.join(ROOT, "cuda", "build.py"))
+    cuda_build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cuda_build)
+    path, message = cuda_build.build(os.path.join(build_lib, "graphgram"))
+    print("GRAPHGRAM_CUDA: %s" % message)
+    if path is None:
+        print("GRAPHGRAM_CUDA: the package is built without its CUDA library and will compute on the CPU")
 
 
 class GopyBuild(build_ext):
     """Compile the Go extension with gopy and place it where setuptools expects it."""
+
+    def run(self):
+        super().run()
+        build_optional_libraries(self.build_lib)
+        if self.inplace:
+            self._copy_optional_libraries_to_source()
 
     def build_extension(self, ext):
         go = _go_toolchain()
@@ -65,18 +144,43 @@ class GopyBuild(build_ext):
         # Go's simd/archsimd experiment turns on the AVX2 kernels of the solver
         # (chosen at run time from the CPU's features, with a portable fallback);
         # a GOEXPERIMENT already set by the user wins.
-        gopy_env = dict(env)
-        gopy_env.setdefault("GOEXPERIMENT", "simd")
+        env.setdefault("GOEXPERIMENT", "simd")
         _run(
-            [os.path.join(tools, "gopy"), "build", "-vm=" + sys.executable, "-output=" + out,
-             "-name=ggcore", "-no-make=true", "./pybind"],
-            gopy_env, "gopy build of the Go core",
+            [os.path.join(tools, "gopy"), "gen", "-vm=" + sys.executable, "-output=" + out,
+             "-name=" + GOPY_NAME, "-no-make=true", "./pybind"],
+            env, "gopy gen of the Go core",
         )
+        gofile = os.path.join(out, GOPY_NAME + ".go")
+        _drop_cgo_ldflags(gofile)
+        _run([os.path.join(tools, "goimports"), "-w", gofile], env, "goimports", cwd=out)
+
+        # The steps of `gopy build`: a first c-shared build writes the C header of the
+        # cgo exports, pybindgen's build.py writes the CPython wrappers (<NAME>.c)
+        # against it, and a second c-shared build links both into the extension.
+        # -trimpath keeps build paths out of the binary; -s -w drops the symbol table
+        # and DWARF (Go's own tracebacks keep working). -X sets the Go core's version
+        # variable if pybind declares one (the linker ignores -X for a missing variable).
+        ldflags = "-s -w -X %s/pybind.version=%s" % (GO_MODULE, _version())
+        gobuild = [go, "build", "-mod=mod", "-trimpath", "-buildvcs=false", "-buildmode=c-shared", "-ldflags=" + ldflags]
+        if _cuda_requested():
+            # The cgo bridge that opens libggcuda.so with dlopen (cuda/bridge.go).
+            gobuild.append("-tags=cuda")
+        header_lib = GOPY_NAME + "_go.so"
+        _run(gobuild + ["-o", header_lib, "."], env, "go build of the cgo exports", cwd=out)
+        os.remove(os.path.join(out, header_lib))
+        _run([sys.executable, "build.py"], env, "pybindgen (gopy's build.py)", cwd=out)
+        cenv = dict(env)
+        # Python's headers come from the '#cgo CFLAGS' line gopy writes; no Python
+        # library is linked: its symbols stay undefined and the interpreter provides them.
+        cenv["CGO_CFLAGS"] = "-I%s -fPIC -O2 %s" % (sysconfig.get_path("include"), env.get("CGO_CFLAGS", ""))
+        cenv["CGO_LDFLAGS"] = env.get("CGO_LDFLAGS", "")
+        _run(gobuild + ["-o", "_" + GOPY_NAME + ".so", "."], cenv, "go build of the extension", cwd=out)
+
         target = os.path.dirname(self.get_ext_fullpath(ext.name))
         os.makedirs(target, exist_ok=True)
-        built = glob.glob(os.path.join(out, "_ggcore*.so"))
+        built = glob.glob(os.path.join(out, "_" + GOPY_NAME + "*.so"))
         if len(built) != 1:
-            sys.exit("error: gopy produced %d extension files in %s" % (len(built), out))
+            sys.exit("error: the gopy build produced %d extension files in %s" % (len(built), out))
         shutil.copyfile(built[0], self.get_ext_fullpath(ext.name))
         for name in ("go.py", "pybind.py"):
             shutil.copyfile(os.path.join(out, name), os.path.join(target, name))
@@ -91,6 +195,13 @@ class GopyBuild(build_ext):
             package = ext.name.rpartition(".")[0]
             built = os.path.join(self.build_lib, *package.split("."))
             shutil.copytree(built, build_py.get_package_dir(package), dirs_exist_ok=True)
+
+    def _copy_optional_libraries_to_source(self):
+        # For in-place builds: shared libraries that build_optional_libraries put
+        # directly into the package directory go beside the sources too.
+        build_py = self.get_finalized_command("build_py")
+        for lib in glob.glob(os.path.join(self.build_lib, "graphgram", "*.so")):
+            shutil.copy2(lib, build_py.get_package_dir("graphgram"))
 
 
 setup(

@@ -247,8 +247,12 @@ type request struct {
 	ctl       *schedule.Control
 }
 
+// version is set at link time by setup.py (-ldflags -X) from the package's one
+// version source, python/graphgram/_version.py.
+var version = "unreleased"
+
 // Version returns the version of the Go core.
-func Version() string { return "0.1.0" }
+func Version() string { return version }
 
 // ABIVersion returns the descriptor version word this core expects (docs/abi.md).
 func ABIVersion() int { return abiVersion }

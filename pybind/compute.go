@@ -3,6 +3,7 @@ package pybind
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 )
@@ -14,8 +15,20 @@ type buffers struct {
 }
 
 // kernelFunc computes one kernel in one mode ("gram", "diag", "nodal",
-// "gram_grad") from its JSON parameters; it returns a warning ("" if none).
-type kernelFunc func(mode string, params []byte, r *request, b buffers) (string, error)
+// "gram_grad") from its JSON parameters, recording warnings in warn.
+type kernelFunc func(mode string, params []byte, r *request, b buffers, warn *warnings) error
+
+// warnings collects the warnings of a call, one per line as "Class: message"
+// with Class the Python warning category.
+type warnings struct{ lines []string }
+
+func (w *warnings) add(class, msg string) {
+	if msg != "" {
+		w.lines = append(w.lines, class+": "+msg)
+	}
+}
+
+func (w *warnings) String() string { return strings.Join(w.lines, "\n") }
 
 // kernels maps the names Python uses to the kernels of the Go core.
 var kernels = map[string]kernelFunc{
@@ -32,8 +45,9 @@ var kernels = map[string]kernelFunc{
 // gradient), params its parameters as JSON (docs/abi.md). descX/descY are batch
 // descriptors, out/iters/grad result buffers and ctl the control block, each an
 // address with its length in elements; Go checks every length before writing.
-// The returned warning is "" unless some solve did not converge; an error's
-// text starts with the Python exception it maps to.
+// The returned warnings are "" or lines "Class: message" (Class a Python
+// warning category, e.g. ConvergenceWarning for unconverged solves); an
+// error's text starts with the Python exception it maps to.
 func Compute(kernel, mode, params string, descX uintptr, descXLen int, descY uintptr, descYLen int,
 	out uintptr, outLen int, iters uintptr, itersLen int, grad uintptr, gradLen int, ctl uintptr, ctlLen int) (warning string, err error) {
 	defer guard(&err)
@@ -53,7 +67,9 @@ func Compute(kernel, mode, params string, descX uintptr, descXLen int, descY uin
 	if r.x, r.y, r.symmetric, err = operands(descX, descXLen, descY, descYLen); err != nil {
 		return "", err
 	}
-	return f(mode, []byte(params), r, buffers{out, iters, grad, outLen, itersLen, gradLen})
+	var warn warnings
+	err = f(mode, []byte(params), r, buffers{out, iters, grad, outLen, itersLen, gradLen}, &warn)
+	return warn.String(), err
 }
 
 // decode reads params into v, refusing unknown fields so that a misspelt

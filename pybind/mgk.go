@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/graphgram/graphgram/cuda"
 	"github.com/graphgram/graphgram/gokernel/mgk"
 )
 
@@ -16,6 +17,7 @@ const maxReported = 10
 // base kernels' leaves their "index" fields. NParams is how many hyperparameters
 // Python declares; Go checks that it finds the same before writing gradients.
 type mgkParams struct {
+	deviceParams
 	NodeKernel json.RawMessage `json:"node_kernel"`
 	EdgeKernel json.RawMessage `json:"edge_kernel"`
 	Q          float64         `json:"q"`
@@ -28,28 +30,75 @@ type mgkParams struct {
 }
 
 // marginalized computes the marginalized graph kernel (package mgk).
-func marginalized(mode string, params []byte, r *request, b buffers) (string, error) {
+func marginalized(mode string, params []byte, r *request, b buffers, warn *warnings) error {
 	var p mgkParams
 	if err := decode(params, &p); err != nil {
-		return "", err
+		return err
 	}
 	nk, nodeIndex, err := baseKernel("node kernel", p.NodeKernel, r.x.nodeCols)
 	if err != nil {
-		return "", err
+		return err
 	}
 	ek, edgeIndex, err := baseKernel("edge kernel", p.EdgeKernel, r.x.edgeCols)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if nk == nil || ek == nil {
-		return "", inputError("the marginalized kernel needs a node and an edge kernel")
+		return inputError("the marginalized kernel needs a node and an edge kernel")
 	}
 	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: p.Q, Lmin: p.Lmin, Tol: p.Tol, MaxIter: p.MaxIter, NJobs: p.NJobs, Control: r.ctl}
-	bad, err := run(mode, &p, opt, r, b, append(append([]int{p.QIndex}, nodeIndex...), edgeIndex...))
+	gpu, err := p.gpu()
 	if err != nil {
-		return "", err
+		return err
 	}
-	return unconvergedMessage(bad, opt), nil
+	var bad []mgk.Unconverged
+	done := false
+	if gpu {
+		if bad, done, err = runGPU(mode, &p, opt, r, b, warn); err != nil {
+			return err
+		}
+	}
+	if !done {
+		if bad, err = run(mode, &p, opt, r, b, append(append([]int{p.QIndex}, nodeIndex...), edgeIndex...)); err != nil {
+			return err
+		}
+	}
+	warn.add("ConvergenceWarning", unconvergedMessage(bad, opt))
+	return nil
+}
+
+// runGPU computes the modes the GPU backend implements (gram, diag) in
+// float64; done is false when the CPU must compute the result instead.
+func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
+	X, Y := r.x.graphs, r.y.graphs
+	switch mode {
+	case "gram":
+		K, err := output[float64](b.out, b.outLen, len(X)*len(Y), "out")
+		if err != nil {
+			return nil, false, err
+		}
+		iters, err := optionalOutput[int32](b.iters, b.itersLen, len(X)*len(Y), "iters")
+		if err != nil {
+			return nil, false, err
+		}
+		bad, err = cuda.MarginalizedGramStats(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, cuda.Float64, K, iters, nil)
+		if onCPU(err, warn) {
+			return nil, false, nil
+		}
+		return bad, true, err
+	case "diag":
+		d, err := output[float64](b.out, b.outLen, len(X), "out")
+		if err != nil {
+			return nil, false, err
+		}
+		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, cuda.Float64, d)
+		if onCPU(err, warn) {
+			return nil, false, nil
+		}
+		return bad, true, err
+	}
+	cpuOnly(fmt.Sprintf("mode %q of the marginalized kernel", mode), warn)
+	return nil, false, nil
 }
 
 // run computes the marginalized kernel in one mode into the caller's buffers;

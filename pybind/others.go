@@ -2,7 +2,9 @@ package pybind
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"github.com/graphgram/graphgram/cuda"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/rwkernel"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
@@ -10,6 +12,7 @@ import (
 
 // spParams are the shortest-path kernel's parameters (docs/abi.md).
 type spParams struct {
+	deviceParams
 	NodeKernel   json.RawMessage `json:"node_kernel"`
 	LengthKernel json.RawMessage `json:"length_kernel"`
 	WeightCol    int             `json:"weight_col"`
@@ -17,29 +20,46 @@ type spParams struct {
 }
 
 // shortestPath computes the shortest-path kernel (package spkernel).
-func shortestPath(mode string, params []byte, r *request, b buffers) (string, error) {
+func shortestPath(mode string, params []byte, r *request, b buffers, warn *warnings) error {
 	var p spParams
 	if err := decode(params, &p); err != nil {
-		return "", err
+		return err
 	}
 	nk, _, err := baseKernel("node kernel", p.NodeKernel, r.x.nodeCols)
 	if err != nil {
-		return "", err
+		return err
 	}
 	// The length kernel compares one-column rows holding a path length.
 	lk, _, err := baseKernel("length kernel", p.LengthKernel, 1)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if p.WeightCol >= r.x.edgeCols {
-		return "", inputError("weight column %d does not exist: the graphs have %d edge feature columns", p.WeightCol, r.x.edgeCols)
+		return inputError("weight column %d does not exist: the graphs have %d edge feature columns", p.WeightCol, r.x.edgeCols)
 	}
 	opt := spkernel.Options{NodeKernel: nk, LengthKernel: lk, WeightCol: p.WeightCol, NJobs: p.NJobs, Control: r.ctl}
-	return "", graphKernel(mode, r, b, spkernel.Gram, spkernel.Diag, opt)
+	gpu, err := p.gpu()
+	if err != nil {
+		return err
+	}
+	if gpu && mode == "gram" {
+		out, err := output[float64](b.out, b.outLen, len(r.x.graphs)*len(r.y.graphs), "out")
+		if err != nil {
+			return err
+		}
+		err = cuda.ShortestPathGram(r.x.graphs, r.y.graphs, r.symmetric, opt, p.DeviceIndex, cuda.SPHybrid{}, out, nil)
+		if !onCPU(err, warn) {
+			return err
+		}
+	} else if gpu {
+		cpuOnly(fmt.Sprintf("mode %q of the shortest-path kernel", mode), warn)
+	}
+	return graphKernel(mode, r, b, spkernel.Gram, spkernel.Diag, opt)
 }
 
 // rwParams are the random-walk kernel's parameters (docs/abi.md).
 type rwParams struct {
+	deviceParams
 	NodeKernel json.RawMessage `json:"node_kernel"`
 	Lamda      float64         `json:"lamda"`
 	Kind       string          `json:"kind"`
@@ -48,14 +68,14 @@ type rwParams struct {
 }
 
 // randomWalk computes the random-walk kernel (package rwkernel).
-func randomWalk(mode string, params []byte, r *request, b buffers) (string, error) {
+func randomWalk(mode string, params []byte, r *request, b buffers, warn *warnings) error {
 	var p rwParams
 	if err := decode(params, &p); err != nil {
-		return "", err
+		return err
 	}
 	nk, _, err := baseKernel("node kernel", p.NodeKernel, r.x.nodeCols)
 	if err != nil {
-		return "", err
+		return err
 	}
 	opt := rwkernel.Options{NodeKernel: nk, Lambda: p.Lamda, Steps: p.Steps, NJobs: p.NJobs, Control: r.ctl}
 	switch p.Kind {
@@ -64,9 +84,14 @@ func randomWalk(mode string, params []byte, r *request, b buffers) (string, erro
 	case "exponential":
 		opt.Kind = rwkernel.Exponential
 	default:
-		return "", inputError("kind must be 'geometric' or 'exponential', got %q", p.Kind)
+		return inputError("kind must be 'geometric' or 'exponential', got %q", p.Kind)
 	}
-	return "", graphKernel(mode, r, b, rwkernel.Gram, rwkernel.Diag, opt)
+	if gpu, err := p.gpu(); err != nil {
+		return err
+	} else if gpu {
+		cpuOnly("the random-walk kernel", warn)
+	}
+	return graphKernel(mode, r, b, rwkernel.Gram, rwkernel.Diag, opt)
 }
 
 // graphKernel runs a kernel package's Gram or Diag, which share one contract:

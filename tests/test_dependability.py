@@ -282,3 +282,9 @@ def test_jupyter_interrupt_and_progress_widget():
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_go_core_version_is_the_package_version():
+    from graphgram import _backend
+
+    assert _backend.go_version() == graphgram.__version__

@@ -25,9 +25,8 @@ Settings: :func:`set_config`, :func:`get_config`, :func:`config_context`.
 from . import datasets, gaussian_process, microkernels, molecules
 from ._config import config_context, get_config, set_config
 from .graph import Graph
+from ._version import __version__
 from .kernels import MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, molecular_kernel
-
-__version__ = "0.1.0"
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "molecular_kernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",

@@ -50,6 +50,23 @@ _PROGRESS_DELAY = 2.0
 _POLL = 0.05
 
 
+def cuda_library():
+    """Path of the CUDA library shipped inside the package (GRAPHGRAM_CUDA=1 builds), or ""."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libggcuda.so")
+    return path if os.path.exists(path) else ""
+
+
+def device_params(device):
+    """The Go core's device parameters for a kernel's ``device`` ("auto", "cpu", "cuda", "cuda:N").
+
+    Raises ValueError for anything else.
+    """
+    kind, sep, index = str(device).partition(":") if isinstance(device, str) else ("", "", "")
+    if kind not in ("auto", "cpu", "cuda") or (sep and (kind != "cuda" or not index.isdigit())):
+        raise ValueError("device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got %r" % (device,))
+    return {"device": kind, "device_index": int(index) if sep else 0, "cuda_library": cuda_library()}
+
+
 def go_version():
     """Return the version string of the compiled Go core."""
     return _pybind.Version()
@@ -187,8 +204,10 @@ def _feature_matrix(graphs_by_name, attrs, kind):
     vocab = {}
     for attr, c, width, value_kind in plan:
         parts = [a for _, graphs in graphs_by_name for g in graphs
-                 for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)] if a is not None]
+                 for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)]
+                 if a is not None and a.size]
         if value_kind == "str":
+            parts = [a for a in parts if a.dtype.kind == "U"]
             vocab[attr] = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype="U1")
             # The 4th entry: the call's vocabulary, label i coded as i (tables over labels).
             layout[attr] = (c, width, "str", vocab[attr].tolist())
@@ -221,7 +240,7 @@ def _feature_matrix(graphs_by_name, attrs, kind):
 
 
 def _structure(name, graphs):
-    """node_ptr, edge_ptr, edges and weights of one list of graphs, re-validated."""
+    """node_ptr, edge_ptr, edges and weights of one list of graphs (validated by as_graph_list)."""
     n = len(graphs)
     n_nodes = np.fromiter((g.n_nodes for g in graphs), dtype=np.int64, count=n)
     n_edges = np.fromiter((g.n_edges for g in graphs), dtype=np.int64, count=n)

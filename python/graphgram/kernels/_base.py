@@ -102,6 +102,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
                 raise TypeError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
             if not 0.0 <= float(nz) <= 1.0:
                 raise ValueError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
+        _backend.device_params(self.device)
 
     def _go_jobs(self):
         n_jobs = getattr(self, "n_jobs", None)
@@ -124,11 +125,13 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         _backend.check_memory(shape, n_params, iterations)
         node_attrs, edge_attrs = self._attributes()
         px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start)
-        params = self._params(node_layout, edge_layout)
+        params = dict(self._params(node_layout, edge_layout), **_backend.device_params(self.device))
         out, extras = _backend.compute(self._kernel, mode, params, px, py, shape, n_params=n_params,
                                        iterations=iterations, verbose=getattr(self, "verbose", None))
-        if extras["warning"]:
-            warnings.warn("%s: %s" % (type(self).__name__, extras["warning"]), ConvergenceWarning, stacklevel=4)
+        for line in filter(None, extras["warning"].split("\n")):
+            category, _, message = line.partition(": ")
+            warnings.warn("%s: %s" % (type(self).__name__, message),
+                          ConvergenceWarning if category == "ConvergenceWarning" else RuntimeWarning, stacklevel=4)
         return out, extras
 
     def _raw_diag(self, X):

@@ -74,6 +74,13 @@ class MarginalizedGraphKernel(GraphKernelBase):
     verbose : bool, default=None
         Show a progress bar for computations that take more than about two
         seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
+    device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
+        Where to compute. "auto" uses a GPU when graphgram was built with its
+        CUDA library (``GRAPHGRAM_CUDA=1``) and a device is present, else the CPU,
+        silently; "cuda" (or "cuda:N" for device N) raises an error naming the
+        CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
+        kernels outside its compiled-in set, run on the CPU with a
+        ``RuntimeWarning``.
 
     Examples
     --------
@@ -89,7 +96,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
     """
 
     def __init__(self, node_kernel=None, edge_kernel=None, q=0.01, q_bounds=(1e-4, 1 - 1e-4), p=1.0, lmin=0,
-                 normalize=False, tol=None, maxiter=None, n_jobs=None, verbose=None):
+                 normalize=False, tol=None, maxiter=None, n_jobs=None, verbose=None, device="auto"):
         self.node_kernel = node_kernel
         self.edge_kernel = edge_kernel
         self.q = q
@@ -101,6 +108,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
         self.maxiter = maxiter
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.device = device
 
     _kernel = "marginalized"
 

@@ -62,6 +62,13 @@ class RandomWalkKernel(GraphKernelBase):
     verbose : bool, default=None
         Show a progress bar for computations that take more than about two
         seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
+    device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
+        Where to compute. "auto" uses a GPU when graphgram was built with its
+        CUDA library (``GRAPHGRAM_CUDA=1``) and a device is present, else the CPU,
+        silently; "cuda" (or "cuda:N" for device N) raises an error naming the
+        CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
+        kernels outside its compiled-in set, run on the CPU with a
+        ``RuntimeWarning``.
 
     Examples
     --------
@@ -73,7 +80,7 @@ class RandomWalkKernel(GraphKernelBase):
     """
 
     def __init__(self, lamda=0.01, kind="geometric", node_kernel=None, p=None, normalize=False, n_jobs=None,
-                 verbose=None):
+                 verbose=None, device="auto"):
         self.lamda = lamda
         self.kind = kind
         self.node_kernel = node_kernel
@@ -81,6 +88,7 @@ class RandomWalkKernel(GraphKernelBase):
         self.normalize = normalize
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.device = device
 
     _kernel = "random_walk"
 

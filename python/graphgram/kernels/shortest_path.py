@@ -59,6 +59,13 @@ class ShortestPathKernel(GraphKernelBase):
     verbose : bool, default=None
         Show a progress bar for computations that take more than about two
         seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
+    device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
+        Where to compute. "auto" uses a GPU when graphgram was built with its
+        CUDA library (``GRAPHGRAM_CUDA=1``) and a device is present, else the CPU,
+        silently; "cuda" (or "cuda:N" for device N) raises an error naming the
+        CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
+        kernels outside its compiled-in set, run on the CPU with a
+        ``RuntimeWarning``.
 
     Examples
     --------
@@ -72,13 +79,14 @@ class ShortestPathKernel(GraphKernelBase):
     """
 
     def __init__(self, node_kernel=None, length_kernel=None, weight=None, normalize=False, n_jobs=None,
-                 verbose=None):
+                 verbose=None, device="auto"):
         self.node_kernel = node_kernel
         self.length_kernel = length_kernel
         self.weight = weight
         self.normalize = normalize
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.device = device
 
     _kernel = "shortest_path"
 

@@ -1,0 +1,497 @@
+//go:build cuda
+
+package cuda
+
+// #cgo CFLAGS: -I${SRCDIR}/include
+// #cgo LDFLAGS: -ldl
+// #include <dlfcn.h>
+// #include <stdio.h>
+// #include <stdlib.h>
+// #include "ggcuda.h"
+//
+// typedef struct {
+//   void* h;
+//   int (*abi)(void);
+//   int (*count)(int*, char*, size_t);
+//   int (*info)(int, char*, size_t, int*, int*, int64_t*, int*, char*, size_t);
+//   int (*gram)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//               const ggc_mgk_options*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
+// } gg_lib;
+//
+// static gg_lib* gg_open(const char* path, char* err, size_t n) {
+//   void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+//   if (!h) { snprintf(err, n, "%s", dlerror()); return NULL; }
+//   gg_lib* l = (gg_lib*)calloc(1, sizeof(gg_lib));
+//   l->h = h;
+//   l->abi = (int (*)(void))dlsym(h, "ggc_abi_version");
+//   l->count = (int (*)(int*, char*, size_t))dlsym(h, "ggc_device_count");
+//   l->info = (int (*)(int, char*, size_t, int*, int*, int64_t*, int*, char*, size_t))dlsym(h, "ggc_device_info");
+//   l->gram = (int (*)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//       const ggc_mgk_options*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_gram");
+//   if (!l->abi || !l->count || !l->info || !l->gram) {
+//     snprintf(err, n, "%s lacks a ggc_ function", path);
+//     dlclose(h); free(l); return NULL;
+//   }
+//   return l;
+// }
+// static int gg_abi(gg_lib* l) { return l->abi(); }
+// static int gg_count(gg_lib* l, int* c, char* e, size_t n) { return l->count(c, e, n); }
+// static int gg_info(gg_lib* l, int d, char* name, size_t nl, int* ma, int* mi, int64_t* mem, int* sms, char* e, size_t n) {
+//   return l->info(d, name, nl, ma, mi, mem, sms, e, n);
+// }
+// static int gg_gram(gg_lib* l, const ggc_graphs* x, const ggc_graphs* y, const ggc_mk_program* nk,
+//     const ggc_mk_program* ek, const ggc_mgk_options* o, double* out, int32_t* it, double* res, ggc_stats* st,
+//     char* e, size_t n) {
+//   return l->gram(x, y, nk, ek, o, out, it, res, st, e, n);
+// }
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"unsafe"
+
+	"github.com/graphgram/graphgram/cuda/layout"
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/mgk"
+	"github.com/graphgram/graphgram/gokernel/schedule"
+)
+
+// Built reports whether this binary was built with the cuda build tag.
+const Built = true
+
+// library is one opened libggcuda.so.
+type library struct {
+	path string
+	l    *C.gg_lib
+	// calls serializes calls into the library (one device context, one
+	// call at a time; the device itself runs many blocks).
+	calls sync.Mutex
+}
+
+// Test hooks: ggc_mgk_options.flags and mem_limit of every call.
+var (
+	testFlags    int32
+	testMemLimit int64
+	testBlocks   int32
+)
+
+// resetLibrary forgets the loaded library (tests).
+func resetLibrary() {
+	mu.Lock()
+	defer mu.Unlock()
+	loaded, loadErr, userPath = nil, nil, ""
+}
+
+var (
+	mu       sync.Mutex
+	userPath string
+	loaded   *library
+	loadErr  error
+)
+
+// SetLibraryPath sets the path of libggcuda.so, before the first use (the
+// pybind layer passes the copy installed next to the extension).
+func SetLibraryPath(path string) {
+	mu.Lock()
+	defer mu.Unlock()
+	if loaded == nil {
+		userPath, loadErr = path, nil
+	}
+}
+
+// LibraryPath returns the path that is (or would be) loaded.
+func LibraryPath() string {
+	mu.Lock()
+	defer mu.Unlock()
+	return libPath()
+}
+
+func libPath() string {
+	switch {
+	case loaded != nil:
+		return loaded.path
+	case userPath != "":
+		return userPath
+	case os.Getenv("GRAPHGRAM_CUDA_LIB") != "":
+		return os.Getenv("GRAPHGRAM_CUDA_LIB")
+	}
+	return "libggcuda.so"
+}
+
+// open loads the library at path.
+func open(path string) (*library, error) {
+	cp := C.CString(path)
+	defer C.free(unsafe.Pointer(cp))
+	var buf [512]C.char
+	l := C.gg_open(cp, &buf[0], C.size_t(len(buf)))
+	if l == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoLibrary, C.GoString(&buf[0]))
+	}
+	if v := int(C.gg_abi(l)); v != C.GGC_ABI_VERSION {
+		return nil, fmt.Errorf("%w: %s has ABI version %d, this binary needs %d", ErrNoLibrary, path, v, C.GGC_ABI_VERSION)
+	}
+	return &library{path: path, l: l}, nil
+}
+
+// lib returns the loaded library, loading it on first use.
+func lib() (*library, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if loaded == nil && loadErr == nil {
+		loaded, loadErr = open(libPath())
+	}
+	return loaded, loadErr
+}
+
+func statusErr(rc C.int, msg string) error {
+	switch rc {
+	case C.GGC_OK:
+		return nil
+	case C.GGC_ERR_NO_DEVICE:
+		return fmt.Errorf("%w: %s", ErrNoDevice, msg)
+	case C.GGC_ERR_OOM:
+		return fmt.Errorf("%w: %s", ErrOutOfMemory, msg)
+	case C.GGC_ERR_UNSUPPORTED:
+		return fmt.Errorf("%s: %w", msg, ErrUnsupported)
+	}
+	return errors.New("cuda: " + msg)
+}
+
+func (l *library) devices() ([]Device, error) {
+	var buf [512]C.char
+	var n C.int
+	if rc := C.gg_count(l.l, &n, &buf[0], C.size_t(len(buf))); rc != C.GGC_OK {
+		return nil, statusErr(rc, C.GoString(&buf[0]))
+	}
+	ds := make([]Device, int(n))
+	for i := range ds {
+		var name [256]C.char
+		var ma, mi, sms C.int
+		var mem C.int64_t
+		if rc := C.gg_info(l.l, C.int(i), &name[0], C.size_t(len(name)), &ma, &mi, &mem, &sms, &buf[0], C.size_t(len(buf))); rc != C.GGC_OK {
+			return nil, statusErr(rc, C.GoString(&buf[0]))
+		}
+		ds[i] = Device{Index: i, Name: C.GoString(&name[0]), Major: int(ma), Minor: int(mi), Memory: int64(mem), MultiProcessors: int(sms)}
+	}
+	return ds, nil
+}
+
+// Available reports whether a CUDA device can be used; when not, why says
+// why in one line (the library's load error or the CUDA error).
+func Available() (ok bool, why string) {
+	ds, err := Devices()
+	if err != nil {
+		return false, err.Error()
+	}
+	return true, fmt.Sprintf("%d CUDA device(s), first %s (sm_%d%d), library %s", len(ds), ds[0].Name, ds[0].Major, ds[0].Minor, LibraryPath())
+}
+
+// Check returns nil when CUDA device index device can be used, else an error
+// wrapping ErrNoLibrary or ErrNoDevice that says why (for device='cuda:N').
+func Check(device int) error {
+	ds, err := Devices()
+	if err != nil {
+		return err
+	}
+	if device < 0 || device >= len(ds) {
+		return fmt.Errorf("%w: device %d requested, %d present", ErrNoDevice, device, len(ds))
+	}
+	return nil
+}
+
+// Devices lists the CUDA devices, or says why there are none usable.
+func Devices() ([]Device, error) {
+	l, err := lib()
+	if err != nil {
+		return nil, err
+	}
+	return l.devices()
+}
+
+// MarginalizedGram writes K(X[i], Y[j]) to out[i*len(Y)+j] on CUDA device
+// device, with the arguments and conventions of mgk.Gram (opt.NJobs is
+// ignored). Errors wrap ErrNotBuilt, ErrNoLibrary, ErrNoDevice,
+// ErrUnsupported (use the CPU) or ErrOutOfMemory.
+func MarginalizedGram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	return MarginalizedGramStats(X, Y, startX, startY, symmetric, opt, device, prec, out, nil, nil)
+}
+
+// MarginalizedGramStats is MarginalizedGram that also returns the PCG
+// iterations of each entry in iters (nil: not wanted) and timings in stats
+// (nil: not wanted). When device memory runs out the work is split into
+// blocks of the Gram matrix and each block solved in turn.
+func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
+	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, out)
+	if err != nil {
+		return nil, err
+	}
+	if symmetric {
+		Y, startY = X, startX
+	}
+	if iters != nil && len(iters) != len(out) {
+		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), len(X), len(Y))
+	}
+	l, err := lib()
+	if err != nil {
+		return nil, err
+	}
+	if stats != nil {
+		*stats = Stats{}
+	}
+	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, out: out, iters: iters,
+		ny: len(Y), stats: stats}
+	if iters == nil {
+		g.iters = make([]int32, len(out))
+	}
+	g.resid = make([]float64, len(out))
+	xi, yi := seq(len(X)), seq(len(Y))
+	if err := g.block(X, Y, startX, startY, xi, yi, symmetric); err != nil {
+		return nil, err
+	}
+	var bad []mgk.Unconverged
+	for i := range X {
+		for j := range Y {
+			k := i*len(Y) + j
+			if g.iters[k] < 0 && (!symmetric || i <= j) {
+				bad = append(bad, mgk.Unconverged{I: i, J: j, Iterations: int(-g.iters[k]), Residual: g.resid[k]})
+			}
+		}
+	}
+	if iters != nil {
+		for k, v := range iters {
+			if v < 0 {
+				iters[k] = -v
+			}
+		}
+	}
+	return bad, nil
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+type gramCall struct {
+	l              *library
+	o              mgk.Options
+	node, edge     *layout.Program
+	nc, ec, device int
+	prec           Precision
+	out, resid     []float64
+	iters          []int32
+	ny             int
+	stats          *Stats
+	// diag asks the library for K(X[i], X[i]) only (GGC_FLAG_DIAG).
+	diag bool
+}
+
+func pick[T any](s []T, idx []int) []T {
+	if s == nil {
+		return nil
+	}
+	r := make([]T, len(idx))
+	for k, i := range idx {
+		r[k] = s[i]
+	}
+	return r
+}
+
+// block solves the Gram block X[xi] × Y[yi] (symmetric: the same list) and
+// scatters it into the full matrix; on ErrOutOfMemory it splits the block.
+func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, symmetric bool) error {
+	if len(xi) == 0 || len(yi) == 0 {
+		return nil
+	}
+	n, m := len(xi), len(yi)
+	out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
+	err := g.call(pick(X, xi), pick(Y, yi), pick(sx, xi), pick(sy, yi), symmetric, out, iters, resid)
+	if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
+		if symmetric {
+			h := n / 2
+			a, b := xi[:h], xi[h:]
+			if err := g.block(X, Y, sx, sy, a, a, true); err != nil {
+				return err
+			}
+			if err := g.block(X, Y, sx, sy, a, b, false); err != nil {
+				return err
+			}
+			if err := g.block(X, Y, sx, sy, b, b, true); err != nil {
+				return err
+			}
+			// Mirror the off-diagonal block.
+			for _, i := range a {
+				for _, j := range b {
+					g.out[j*g.ny+i], g.iters[j*g.ny+i], g.resid[j*g.ny+i] = g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j]
+				}
+			}
+			return nil
+		}
+		if m >= n {
+			return errors.Join(g.block(X, Y, sx, sy, xi, yi[:m/2], false), g.block(X, Y, sx, sy, xi, yi[m/2:], false))
+		}
+		return errors.Join(g.block(X, Y, sx, sy, xi[:n/2], yi, false), g.block(X, Y, sx, sy, xi[n/2:], yi, false))
+	}
+	if err != nil {
+		return err
+	}
+	for a, i := range xi {
+		for b, j := range yi {
+			k := a*m + b
+			g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j] = out[k], iters[k], resid[k]
+		}
+	}
+	return nil
+}
+
+// call runs one ggc_mgk_gram.
+func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool, out []float64, iters []int32, resid []float64) error {
+	// Packing is linear in the graphs' size; do both sides at once.
+	var LX, LY *layout.Graphs
+	err := schedule.Run(nil, 2, 2, 1, func(_, k int) error {
+		var err error
+		if k == 0 {
+			LX, err = layout.Pack(X, sx, g.nc, g.ec)
+		} else if !symmetric {
+			LY, err = layout.Pack(Y, sy, g.nc, g.ec)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	cx := newCGraphs(LX)
+	defer cx.free()
+	var cy *C.ggc_graphs
+	if !symmetric {
+		c := newCGraphs(LY)
+		defer c.free()
+		cy = c.c
+	}
+	copt := C.ggc_mgk_options{q: C.double(g.o.Q), tol: C.double(g.o.Tol), lmin: C.int32_t(g.o.Lmin), max_iter: C.int32_t(g.o.MaxIter),
+		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit),
+		blocks: C.int32_t(testBlocks)}
+	if symmetric {
+		copt.symmetric = 1
+	}
+	if g.diag {
+		copt.flags |= C.GGC_FLAG_DIAG
+	}
+	var st C.ggc_stats
+	var buf [512]C.char
+	var p runtime.Pinner
+	defer p.Unpin()
+	p.Pin(&out[0])
+	p.Pin(&iters[0])
+	p.Pin(&resid[0])
+	g.l.calls.Lock()
+	rc := C.gg_gram(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+		(*C.double)(&out[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	g.l.calls.Unlock()
+	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
+		return err
+	}
+	if g.stats != nil {
+		s := g.stats
+		s.UploadMS += float64(st.upload_ms)
+		s.SolveMS += float64(st.solve_ms)
+		s.DownloadMS += float64(st.download_ms)
+		s.Blocks, s.Threads = max(s.Blocks, int(st.blocks)), int(st.threads)
+		s.ScratchBytes = max(s.ScratchBytes, int64(st.scratch_bytes))
+		s.Batches++
+	}
+	return nil
+}
+
+// cGraphs is a ggc_graphs in C memory pointing at pinned Go slices.
+type cGraphs struct {
+	c      *C.ggc_graphs
+	pinner runtime.Pinner
+}
+
+func first[T any](p *runtime.Pinner, s []T) unsafe.Pointer {
+	q := &s[:1][0]
+	p.Pin(q)
+	return unsafe.Pointer(q)
+}
+
+func newCGraphs(L *layout.Graphs) *cGraphs {
+	g := &cGraphs{c: (*C.ggc_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_graphs{}))))}
+	c, p := g.c, &g.pinner
+	c.num_graphs = C.int32_t(L.NumGraphs)
+	c.node_cols, c.edge_cols = C.int32_t(L.NodeCols), C.int32_t(L.EdgeCols)
+	c.total_nodes, c.total_tiles, c.total_nz = C.int64_t(L.TotalNodes), C.int64_t(L.TotalTiles), C.int64_t(L.TotalNZ)
+	c.total_classes, c.total_tileptr = C.int64_t(L.TotalClasses), C.int64_t(L.TotalTilePtr)
+	c.desc = (*C.int64_t)(first(p, L.Desc))
+	c.tile_ptr = (*C.int32_t)(first(p, L.TilePtr))
+	c.tile_col = (*C.int32_t)(first(p, L.TileCol))
+	c.mask = (*C.uint64_t)(first(p, L.Mask))
+	c.nz_ptr = (*C.int32_t)(first(p, L.NzPtr))
+	c.nz_pos = (*C.uint8_t)(first(p, L.NzPos))
+	c.nz_w = (*C.double)(first(p, L.NzW))
+	c.nz_class = (*C.int32_t)(first(p, L.NzClass))
+	c.class_feat = (*C.double)(first(p, L.ClassFeat))
+	c.node_feat = (*C.double)(first(p, L.NodeFeat))
+	c.deg = (*C.double)(first(p, L.Deg))
+	c.start = (*C.double)(first(p, L.Start))
+	c.loop_nz = (*C.int32_t)(first(p, L.LoopNz))
+	return g
+}
+
+func (g *cGraphs) free() {
+	g.pinner.Unpin()
+	C.free(unsafe.Pointer(g.c))
+}
+
+// MarginalizedDiag writes K(X[i], X[i]) to out[i] on CUDA device device, as
+// mgk.Diag does on the CPU.
+func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	if len(out) != len(X) {
+		return nil, fmt.Errorf("mgk: out has %d entries for %d graphs", len(out), len(X))
+	}
+	o, node, edge, nc, ec, err := prepare(X, nil, startX, nil, true, opt, prec, make([]float64, len(X)*len(X)))
+	if err != nil {
+		return nil, err
+	}
+	l, err := lib()
+	if err != nil {
+		return nil, err
+	}
+	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, diag: true}
+	var bad []mgk.Unconverged
+	// One graph list; on exhausted memory, halves of it.
+	var solve func(idx []int) error
+	solve = func(idx []int) error {
+		if len(idx) == 0 {
+			return nil
+		}
+		sub, it, res := make([]float64, len(idx)), make([]int32, len(idx)), make([]float64, len(idx))
+		err := g.call(pick(X, idx), nil, pick(startX, idx), nil, true, sub, it, res)
+		if errors.Is(err, ErrOutOfMemory) && len(idx) > 1 {
+			return errors.Join(solve(idx[:len(idx)/2]), solve(idx[len(idx)/2:]))
+		}
+		if err != nil {
+			return err
+		}
+		for k, i := range idx {
+			out[i] = sub[k]
+			if it[k] < 0 {
+				bad = append(bad, mgk.Unconverged{I: i, J: i, Iterations: int(-it[k]), Residual: res[k]})
+			}
+		}
+		return nil
+	}
+	if err := solve(seq(len(X))); err != nil {
+		return nil, err
+	}
+	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I })
+	return bad, nil
+}

@@ -1,0 +1,239 @@
+//go:build cuda
+
+package cuda
+
+// #include <stdlib.h>
+// #include <dlfcn.h>
+// #include "ggcuda.h"
+//
+// typedef int (*gg_sp_fn)(const ggc_sp_graphs*, const ggc_sp_graphs*, const ggc_mk_program*,
+//     const ggc_mk_program*, const ggc_sp_options*, const int32_t*, int64_t, double*, ggc_stats*, char*, size_t);
+// static void* gg_sym(void* h, const char* name) { return dlsym(h, name); }
+// static int gg_sp_call(void* fn, const ggc_sp_graphs* x, const ggc_sp_graphs* y, const ggc_mk_program* nk,
+//     const ggc_mk_program* lk, const ggc_sp_options* o, const int32_t* pairs, int64_t np, double* out,
+//     ggc_stats* st, char* e, size_t n) {
+//   return ((gg_sp_fn)fn)(x, y, nk, lk, o, pairs, np, out, st, e, n);
+// }
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/graphgram/graphgram/cuda/layout"
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/spkernel"
+)
+
+// spFn returns ggc_sp_pairs of the loaded library.
+func spFn() (unsafe.Pointer, *library, error) {
+	l, err := lib()
+	if err != nil {
+		return nil, nil, err
+	}
+	name := C.CString("ggc_sp_pairs")
+	defer C.free(unsafe.Pointer(name))
+	h := *(*unsafe.Pointer)(unsafe.Pointer(l.l)) // gg_lib.h is the first field
+	fn := C.gg_sym(h, name)
+	if fn == nil {
+		return nil, nil, fmt.Errorf("%w: %s lacks ggc_sp_pairs", ErrNoLibrary, l.path)
+	}
+	return fn, l, nil
+}
+
+// ShortestPathGram writes the shortest-path kernel K(X[i], Y[j]) (gokernel/
+// spkernel's definition and conventions; opt.Method and opt.APSP are ignored)
+// to out[i*len(Y)+j], symmetric as in spkernel.Gram. Pairs of small graphs go
+// to the CPU (spkernel, opt.NJobs workers) while the GPU computes the others,
+// both at once (see SPHybrid). stats, when not nil, receives the GPU's
+// timings. Errors wrap the package's sentinel errors as MarginalizedGram's do.
+func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, hybrid SPHybrid, out []float64, stats *Stats) error {
+	if symmetric {
+		Y = X
+	}
+	nc, err := spCheck(X, Y, opt, out)
+	if err != nil {
+		return err
+	}
+	node, length, err := spPrograms(opt)
+	if err != nil {
+		return err
+	}
+	fn, l, err := spFn()
+	if err != nil {
+		return err
+	}
+	if _, err := l.devices(); err != nil {
+		return err
+	}
+	if stats != nil {
+		*stats = Stats{}
+	}
+	// Small graphs (for the CPU): SP-edge count below √CPUWork. Counting SP
+	// edges needs the shortest paths, which the GPU side computes anyway:
+	// estimate with n(n−1)/2, exact for connected graphs and an upper bound.
+	work := hybrid.CPUWork
+	if work == 0 {
+		work = DefaultCPUWork
+	}
+	lim := math.Sqrt(float64(work))
+	small := func(g *graph.Graph) bool { return work > 0 && float64(g.N)*float64(g.N-1)/2 < lim }
+	var xs, ys []int
+	for i, g := range X {
+		if small(g) {
+			xs = append(xs, i)
+		}
+	}
+	if symmetric {
+		ys = xs
+	} else {
+		for j, g := range Y {
+			if small(g) {
+				ys = append(ys, j)
+			}
+		}
+	}
+	isSmallX, isSmallY := make([]bool, len(X)), make([]bool, len(Y))
+	for _, i := range xs {
+		isSmallX[i] = true
+	}
+	for _, j := range ys {
+		isSmallY[j] = true
+	}
+	var wg sync.WaitGroup
+	var cpuErr error
+	if len(xs) > 0 && len(ys) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub := make([]float64, len(xs)*len(ys))
+			cpuErr = spkernel.Gram(pick(X, xs), pick(Y, ys), symmetric, opt, sub)
+			for a, i := range xs {
+				for b, j := range ys {
+					out[i*len(Y)+j] = sub[a*len(ys)+b]
+				}
+			}
+		}()
+	}
+	var pairs [][2]int
+	for i := range X {
+		for j := range Y {
+			if (symmetric && j < i) || (isSmallX[i] && isSmallY[j]) {
+				continue
+			}
+			pairs = append(pairs, [2]int{i, j})
+		}
+	}
+	g := &spCall{fn: fn, l: l, node: &node, length: &length, opt: opt, nc: nc, device: device, stats: stats}
+	gpuErr := g.pairs(X, Y, symmetric, pairs, out)
+	wg.Wait()
+	if err := errors.Join(gpuErr, cpuErr); err != nil {
+		return err
+	}
+	if symmetric {
+		for i := range X {
+			for j := 0; j < i; j++ {
+				out[i*len(X)+j] = out[j*len(X)+i]
+			}
+		}
+	}
+	return nil
+}
+
+type spCall struct {
+	fn           unsafe.Pointer
+	l            *library
+	node, length *layout.Program
+	opt          spkernel.Options
+	nc, device   int
+	stats        *Stats
+}
+
+// pairs computes the given pairs on the GPU; on ErrOutOfMemory it halves the
+// list (each half uploads only the graphs it needs).
+func (g *spCall) pairs(X, Y []*graph.Graph, symmetric bool, ps [][2]int, out []float64) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	// The graphs these pairs touch, renumbered.
+	xi, yi := map[int]int32{}, map[int]int32{}
+	var xl, yl []*graph.Graph
+	for _, p := range ps {
+		if _, ok := xi[p[0]]; !ok {
+			xi[p[0]] = int32(len(xl))
+			xl = append(xl, X[p[0]])
+		}
+		if _, ok := yi[p[1]]; !ok {
+			yi[p[1]] = int32(len(yl))
+			yl = append(yl, Y[p[1]])
+		}
+	}
+	L, lengths, err := layout.SP([][]*graph.Graph{xl, yl}, g.opt.WeightCol, g.nc, g.opt.NJobs)
+	if err != nil {
+		return err
+	}
+	cp := make([]int32, 2*len(ps))
+	for k, p := range ps {
+		cp[2*k], cp[2*k+1] = xi[p[0]], yi[p[1]]
+	}
+	res := make([]float64, len(ps))
+	err = g.call(L[0], L[1], lengths, cp, res)
+	if errors.Is(err, ErrOutOfMemory) && len(ps) > 1 {
+		h := len(ps) / 2
+		return errors.Join(g.pairs(X, Y, symmetric, ps[:h], out), g.pairs(X, Y, symmetric, ps[h:], out))
+	}
+	if err != nil {
+		return err
+	}
+	for k, p := range ps {
+		out[p[0]*len(Y)+p[1]] = res[k]
+	}
+	return nil
+}
+
+func (g *spCall) call(X, Y *layout.SPGraphs, lengths []float64, pairs []int32, out []float64) error {
+	var p runtime.Pinner
+	defer p.Unpin()
+	mk := func(L *layout.SPGraphs) *C.ggc_sp_graphs {
+		c := (*C.ggc_sp_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_graphs{}))))
+		c.num_graphs, c.node_cols = C.int32_t(L.NumGraphs), C.int32_t(L.NodeCols)
+		c.total_nodes, c.total_sp = C.int64_t(L.TotalNodes), C.int64_t(L.TotalSP)
+		c.node_off = (*C.int64_t)(first(&p, L.NodeOff))
+		c.sp_off = (*C.int64_t)(first(&p, L.SPOff))
+		c.sp_u = (*C.int32_t)(first(&p, L.U))
+		c.sp_v = (*C.int32_t)(first(&p, L.V))
+		c.sp_len = (*C.int32_t)(first(&p, L.Len))
+		c.node_feat = (*C.double)(first(&p, L.NodeFeat))
+		return c
+	}
+	cx, cy := mk(X), mk(Y)
+	defer C.free(unsafe.Pointer(cx))
+	defer C.free(unsafe.Pointer(cy))
+	o := (*C.ggc_sp_options)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_options{}))))
+	defer C.free(unsafe.Pointer(o))
+	o.device, o.blocks, o.num_lengths = C.int32_t(g.device), C.int32_t(testBlocks), C.int32_t(len(lengths))
+	o.lengths = (*C.double)(first(&p, lengths))
+	o.mem_limit = C.int64_t(testMemLimit)
+	var st C.ggc_stats
+	var buf [512]C.char
+	g.l.calls.Lock()
+	rc := C.gg_sp_call(g.fn, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.length)), o,
+		(*C.int32_t)(first(&p, pairs)), C.int64_t(len(pairs)/2), (*C.double)(first(&p, out)), &st, &buf[0], C.size_t(len(buf)))
+	g.l.calls.Unlock()
+	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
+		return err
+	}
+	if s := g.stats; s != nil {
+		s.UploadMS += float64(st.upload_ms)
+		s.SolveMS += float64(st.solve_ms)
+		s.DownloadMS += float64(st.download_ms)
+		s.Blocks, s.Threads = max(s.Blocks, int(st.blocks)), int(st.threads)
+		s.ScratchBytes = max(s.ScratchBytes, int64(st.scratch_bytes))
+		s.Batches++
+	}
+	return nil
+}

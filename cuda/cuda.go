@@ -1,0 +1,267 @@
+// Package cuda is graphgram's GPU backend seen from Go: the marginalized graph
+// kernel solved on a CUDA device by libggcuda.so, the library built ahead of
+// time from this directory by build.py (see README.md).
+//
+// The library is opened at run time with dlopen, so a binary built with the
+// `cuda` build tag runs unchanged on machines without CUDA: Available then says
+// why the GPU cannot be used, and the caller uses the CPU (gokernel). Without
+// the tag every entry point returns ErrNotBuilt. Nothing under gokernel/
+// depends on this package.
+//
+// Library lookup, first hit wins: SetLibraryPath, $GRAPHGRAM_CUDA_LIB, then
+// "libggcuda.so" through the dynamic loader's search path.
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/graphgram/graphgram/cuda/layout"
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/mgk"
+	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/gokernel/spkernel"
+)
+
+// Precision selects the device arithmetic.
+type Precision int
+
+const (
+	// Float64 agrees with the CPU backend to 1e-9 relative.
+	Float64 Precision = 64
+	// Float32 solves to a relative residual of at least Float32MinTol; Gram
+	// entries then agree with the float64 CPU backend to about 1e-4 relative
+	// (see README.md).
+	Float32 Precision = 32
+)
+
+// Float32MinTol is the tightest PCG tolerance used in float32.
+const Float32MinTol = 1e-6
+
+var (
+	// ErrNotBuilt: this binary was built without the cuda build tag.
+	ErrNotBuilt = errors.New("graphgram was built without CUDA (Go build tag cuda)")
+	// ErrNoLibrary: libggcuda.so could not be opened.
+	ErrNoLibrary = errors.New("graphgram's CUDA library could not be loaded")
+	// ErrNoDevice: the library loaded but no usable CUDA device (no driver,
+	// no device, bad index); the error text names the CUDA error.
+	ErrNoDevice = errors.New("no usable CUDA device")
+	// ErrUnsupported: the inputs are outside what this build of the library
+	// supports (a base kernel outside the compiled-in set, a graph the octile
+	// layout cannot hold); callers use the CPU, with a warning.
+	ErrUnsupported = layout.ErrUnsupported
+	// ErrOutOfMemory: device memory was exhausted even after splitting the
+	// work into single pairs.
+	ErrOutOfMemory = errors.New("CUDA device memory exhausted")
+)
+
+// Device describes one CUDA device.
+type Device struct {
+	Index           int
+	Name            string
+	Major, Minor    int // compute capability
+	Memory          int64
+	MultiProcessors int
+}
+
+// Stats are timings (CUDA events, milliseconds) and sizes of one call; the
+// sums over the batches when the work was split.
+type Stats struct {
+	UploadMS, SolveMS, DownloadMS float64
+	Blocks, Threads               int
+	ScratchBytes                  int64
+	// Batches is the number of library calls the work took (more than one
+	// when device memory ran out and the work was split).
+	Batches int
+}
+
+// resolve checks opt as mgk does and fills in the defaults.
+func resolve(opt mgk.Options, prec Precision) (mgk.Options, error) {
+	switch {
+	case !(opt.Q > 0 && opt.Q < 1):
+		return opt, fmt.Errorf("mgk: stopping probability q = %v must be in (0, 1)", opt.Q)
+	case opt.Lmin != 0 && opt.Lmin != 1:
+		return opt, fmt.Errorf("mgk: lmin = %d must be 0 or 1", opt.Lmin)
+	case opt.NodeKernel == nil:
+		return opt, fmt.Errorf("mgk: node kernel is nil")
+	case opt.EdgeKernel == nil:
+		return opt, fmt.Errorf("mgk: edge kernel is nil")
+	case !(opt.Tol >= 0) || math.IsInf(opt.Tol, 0):
+		return opt, fmt.Errorf("mgk: tolerance %v must be finite and non-negative", opt.Tol)
+	case opt.MaxIter < 0:
+		return opt, fmt.Errorf("mgk: max_iter = %d must be non-negative", opt.MaxIter)
+	case prec != Float64 && prec != Float32:
+		return opt, fmt.Errorf("cuda: precision %d must be 64 or 32", prec)
+	}
+	if opt.Tol == 0 {
+		opt.Tol = mgk.DefaultTol
+	}
+	if opt.MaxIter == 0 {
+		opt.MaxIter = mgk.DefaultMaxIter
+	}
+	if prec == Float32 {
+		opt.Tol = max(opt.Tol, Float32MinTol)
+	}
+	return opt, nil
+}
+
+// check validates one side (graphs and start probabilities) against the
+// kernels and returns the feature strides it needs.
+func check(name string, gs []*graph.Graph, starts [][]float64, opt *mgk.Options) (nodeCols, edgeCols int, err error) {
+	if starts != nil && len(starts) != len(gs) {
+		return 0, 0, fmt.Errorf("mgk: start%s has %d entries for %d graphs", name, len(starts), len(gs))
+	}
+	nc, ec := microkernel.MaxCol(opt.NodeKernel), microkernel.MaxCol(opt.EdgeKernel)
+	nodeCols, edgeCols = nc, ec
+	for i, g := range gs {
+		if g == nil {
+			return 0, 0, fmt.Errorf("mgk: graph %d of %s is nil", i, name)
+		}
+		if nc > g.NodeCols {
+			return 0, 0, fmt.Errorf("mgk: node kernel reads node feature column %d but graph %d of %s has %d columns", nc-1, i, name, g.NodeCols)
+		}
+		if ec > g.EdgeCols {
+			return 0, 0, fmt.Errorf("mgk: edge kernel reads edge feature column %d but graph %d of %s has %d columns", ec-1, i, name, g.EdgeCols)
+		}
+		if starts != nil && starts[i] != nil {
+			if len(starts[i]) != g.N {
+				return 0, 0, fmt.Errorf("mgk: start%s[%d] has %d probabilities for %d nodes", name, i, len(starts[i]), g.N)
+			}
+			for k, x := range starts[i] {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return 0, 0, fmt.Errorf("mgk: start%s[%d][%d] is %v", name, i, k, x)
+				}
+			}
+		}
+	}
+	return max(nodeCols, 1), max(edgeCols, 1), nil
+}
+
+// prepare validates a MarginalizedGram call: resolved options, compiled base
+// kernels and, for a symmetric call, Y = X.
+func prepare(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, prec Precision, out []float64) (o mgk.Options, node, edge layout.Program, nodeCols, edgeCols int, err error) {
+	if o, err = resolve(opt, prec); err != nil {
+		return
+	}
+	if symmetric {
+		if Y != nil {
+			if len(Y) != len(X) {
+				err = fmt.Errorf("mgk: symmetric needs X and Y to be the same list; they have %d and %d graphs", len(X), len(Y))
+				return
+			}
+			for i := range X {
+				if X[i] != Y[i] {
+					err = fmt.Errorf("mgk: symmetric needs X and Y to be the same list; graph %d differs", i)
+					return
+				}
+			}
+		}
+		if startY != nil && !sameStarts(startX, startY) {
+			err = fmt.Errorf("mgk: symmetric needs startY to be nil or equal to startX")
+			return
+		}
+		Y = X
+	}
+	if len(out) != len(X)*len(Y) {
+		err = fmt.Errorf("mgk: out has %d entries for a %d×%d Gram matrix", len(out), len(X), len(Y))
+		return
+	}
+	ncx, ecx, err := check("X", X, startX, &o)
+	if err != nil {
+		return
+	}
+	ncy, ecy, err := check("Y", Y, startY, &o)
+	if err != nil {
+		return
+	}
+	nodeCols, edgeCols = max(ncx, ncy), max(ecx, ecy)
+	if node, err = layout.Compile(o.NodeKernel); err != nil {
+		err = fmt.Errorf("node kernel: %w", err)
+		return
+	}
+	if edge, err = layout.Compile(o.EdgeKernel); err != nil {
+		err = fmt.Errorf("edge kernel: %w", err)
+	}
+	return
+}
+
+func sameStarts(a, b [][]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		for k := range a[i] {
+			if a[i][k] != b[i][k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// DefaultCPUWork is the SP-edge-pair count |SP(G)|·|SP(G')| below which
+// ShortestPathGram leaves a pair to the CPU workers (both graphs small: such
+// pairs cost less than their share of a kernel launch and of the transfers).
+// It is a first guess, not a measurement: no GPU has run this code yet.
+const DefaultCPUWork = 1 << 14
+
+// SPHybrid configures ShortestPathGram's hybrid scheduling.
+type SPHybrid struct {
+	// CPUWork: pairs of graphs whose SP-edge counts are both below
+	// √CPUWork go to gokernel/spkernel on the CPU (opt.NJobs workers) while
+	// the GPU does all the others, at the same time. 0 means
+	// DefaultCPUWork; negative sends every pair to the GPU.
+	CPUWork int64
+}
+
+// spPrograms compiles the node and length kernels of the shortest-path
+// kernel: nil node kernel → constant 1, nil length kernel → exact match.
+func spPrograms(opt spkernel.Options) (node, length layout.Program, err error) {
+	nk, lk := opt.NodeKernel, opt.LengthKernel
+	if nk == nil {
+		nk = &microkernel.Constant{C: 1}
+	}
+	if lk == nil {
+		lk = &microkernel.KroneckerDelta{H: 0, Col: 0, Width: 1}
+	}
+	if node, err = layout.Compile(nk); err != nil {
+		return node, length, fmt.Errorf("node kernel: %w", err)
+	}
+	if length, err = layout.Compile(lk); err != nil {
+		return node, length, fmt.Errorf("length kernel: %w", err)
+	}
+	return
+}
+
+// spCheck validates a ShortestPathGram call as spkernel does and returns the
+// node feature stride.
+func spCheck(X, Y []*graph.Graph, opt spkernel.Options, out []float64) (int, error) {
+	if len(out) != len(X)*len(Y) {
+		return 0, fmt.Errorf("output has %d entries for a %d×%d Gram matrix", len(out), len(X), len(Y))
+	}
+	nc := 1
+	if opt.NodeKernel != nil {
+		nc = max(1, microkernel.MaxCol(opt.NodeKernel))
+		for _, l := range [][]*graph.Graph{X, Y} {
+			for i, g := range l {
+				if g == nil {
+					return 0, fmt.Errorf("graph %d is nil", i)
+				}
+				if g.NodeCols < microkernel.MaxCol(opt.NodeKernel) {
+					return 0, fmt.Errorf("graph %d: the node kernel reads feature column %d but the graph has %d node feature columns", i, nc-1, g.NodeCols)
+				}
+			}
+		}
+	}
+	if opt.LengthKernel != nil && microkernel.MaxCol(opt.LengthKernel) > 1 {
+		return 0, fmt.Errorf("the length kernel reads column %d, but a length is a single column 0", microkernel.MaxCol(opt.LengthKernel)-1)
+	}
+	if opt.WeightCol < spkernel.GraphWeight {
+		return 0, fmt.Errorf("weight column %d: use HopCounts (-1), GraphWeight (-2) or an edge feature column", opt.WeightCol)
+	}
+	return nc, nil
+}

@@ -1,0 +1,11 @@
+// emu_lib.cc: libggcuda.so built by g++ from src/ggcuda.cu with the kernels run
+// on host threads (emu.h) and the CUDA runtime mocked (emu_runtime.h). It
+// exports the same C API, so the Go bridge and the GPU test suite can run
+// against it on machines without a GPU (slowly). Built by build.py
+// (build_emulated) for the tests; never shipped.
+#define GG_EMU 1
+#define GG_MGK_THREADS 64
+#define GG_PREP_THREADS 32
+#define GG_SP_THREADS 64
+#include "emu_runtime.h"
+#include "../src/ggcuda.cu"

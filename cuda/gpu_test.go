@@ -1,0 +1,418 @@
+//go:build cuda
+
+// The GPU suite: every test here needs a CUDA device and is skipped, with the
+// reason, where there is none. cuda/gpu_suite.sh builds the library and this
+// suite and runs it (and compute-sanitizer) on a GPU machine.
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/graphgram/graphgram/cuda/internal/testgraphs"
+	"github.com/graphgram/graphgram/cuda/layout"
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/mgk"
+	"github.com/graphgram/graphgram/gokernel/spkernel"
+)
+
+// requireGPU loads the built library and skips unless a device is usable.
+func requireGPU(t *testing.T) {
+	t.Helper()
+	p := builtLibrary(t)
+	resetLibrary()
+	SetLibraryPath(p)
+	if ok, why := Available(); !ok {
+		t.Skipf("no CUDA device: %s", why)
+	}
+}
+
+// short is set by gpu_suite.sh under compute-sanitizer, which is slow, and for
+// runs against the host-emulated library (GGCUDA_SHORT, make test-cuda-emu).
+var short = os.Getenv("GGCUDA_SANITIZE") != "" || os.Getenv("GGCUDA_SHORT") != ""
+
+// graphBytes is ggcuda.cu's graph_bytes<double>: the device memory of a list.
+func graphBytes(gs []*graph.Graph) int64 {
+	L, err := layout.Pack(gs, nil, testgraphs.Cols, testgraphs.Cols)
+	if err != nil {
+		panic(err)
+	}
+	return int64(L.NumGraphs)*64 + L.TotalTilePtr*4 + L.TotalTiles*16 + L.TotalNZ*5 + L.TotalNodes*4 +
+		8*(L.TotalNZ+L.TotalClasses*int64(L.EdgeCols)+L.TotalNodes*int64(L.NodeCols+2))
+}
+
+func relErr(got, want float64) float64 {
+	d := math.Abs(got - want)
+	if d == 0 {
+		return 0
+	}
+	return d / max(math.Abs(want), 1e-300)
+}
+
+// suiteGraphs: the edge cases, dense tiles, and very unequal sizes.
+func suiteGraphs() (X, Y []*graph.Graph) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	X = append(testgraphs.EdgeCases(11), testgraphs.Dense(1, 16), testgraphs.Dense(3, 27))
+	Y = append(testgraphs.EdgeCases(12)[1:], testgraphs.Dense(2, 10), testgraphs.Random(rng, 150, 400, true))
+	if short {
+		X, Y = X[:6], Y[:5]
+	}
+	return
+}
+
+func compare(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) float64 {
+	t.Helper()
+	ny := len(Y)
+	var yArg []*graph.Graph
+	if sym {
+		ny, sy = len(X), sx
+	} else {
+		yArg = Y
+	}
+	want := make([]float64, len(X)*ny)
+	opt.NJobs = 0
+	if bad, err := mgk.Gram(X, yArg, sx, sy, sym, opt, want, nil); err != nil || len(bad) > 0 {
+		t.Fatalf("CPU: %v %v", err, bad)
+	}
+	got := make([]float64, len(want))
+	iters := make([]int32, len(want))
+	bad, err := MarginalizedGramStats(X, yArg, sx, sy, sym, opt, 0, prec, got, iters, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("unconverged on the GPU: %v", bad)
+	}
+	worst := 0.0
+	for k := range want {
+		worst = max(worst, relErr(got[k], want[k]))
+	}
+	bound := 1e-9
+	if prec == Float32 {
+		bound = 1e-4
+	}
+	if worst > bound {
+		t.Errorf("precision %d: worst relative error %.3g > %g", prec, worst, bound)
+	}
+	return worst
+}
+
+func TestGPUDevices(t *testing.T) {
+	requireGPU(t)
+	ds, err := Devices()
+	if err != nil || len(ds) == 0 {
+		t.Fatal(ds, err)
+	}
+	for _, d := range ds {
+		t.Logf("device %d: %s sm_%d%d, %d SMs, %.1f GiB", d.Index, d.Name, d.Major, d.Minor, d.MultiProcessors, float64(d.Memory)/(1<<30))
+	}
+}
+
+// TestGPUGramAgainstCPU: every kernel set, q, Lmin, symmetric or not, start
+// probabilities, both precisions, the class-table and the evaluated edge
+// kernel, against gokernel/mgk.
+func TestGPUGramAgainstCPU(t *testing.T) {
+	requireGPU(t)
+	defer func() { testFlags = 0 }()
+	X, Y := suiteGraphs()
+	sx := testgraphs.Starts(X, 5)
+	qs := []float64{0.01, 0.1, 0.5}
+	if short {
+		qs = []float64{0.1}
+	}
+	for _, ks := range testgraphs.KernelSets {
+		opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK)}
+		for _, q := range qs {
+			for lmin := 0; lmin <= 1; lmin++ {
+				for _, sym := range []bool{true, false} {
+					for _, prec := range []Precision{Float64, Float32} {
+						for _, flags := range []int32{0, 1} {
+							name := fmt.Sprintf("%s/q=%g/lmin=%d/sym=%v/p%d/noTable=%d", ks.Name, q, lmin, sym, prec, flags)
+							t.Run(name, func(t *testing.T) {
+								testFlags = flags
+								o := opt
+								o.Q, o.Lmin = q, lmin
+								w := compare(t, X, Y, sx, nil, sym, o, prec)
+								t.Logf("worst relative error %.2g", w)
+							})
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGPUPersistentAndChunks: one persistent block doing every pair, and a
+// memory limit that forces many chunks and the Go side's splitting.
+func TestGPUPersistentAndChunks(t *testing.T) {
+	requireGPU(t)
+	defer func() { testBlocks, testMemLimit = 0, 0 }()
+	X, Y := suiteGraphs()
+	opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.05}
+	testBlocks = 1
+	compare(t, X, Y, nil, nil, false, opt, Float64)
+	testBlocks = 0
+	// The largest pair of X×X needs 7·n² doubles; allow a little more than
+	// the largest pair plus a fraction of the graphs.
+	nmax := 0
+	for _, g := range X {
+		nmax = max(nmax, g.N)
+	}
+	LX, _ := layout.Pack(X, nil, testgraphs.Cols, testgraphs.Cols)
+	cmax := int64(0)
+	for i := range X {
+		cmax = max(cmax, LX.Desc[i*layout.DescFields+layout.DescNClass])
+	}
+	// A pair's work space (7 vectors and the class table, plus slack for
+	// the job list) fits; half of the graphs do not fit beside it.
+	var sizes []int64
+	for _, g := range X {
+		sizes = append(sizes, graphBytes([]*graph.Graph{g}))
+	}
+	sort.Slice(sizes, func(a, b int) bool { return sizes[a] > sizes[b] })
+	testMemLimit = 8*(int64(7*nmax*nmax)+cmax*cmax) + 256 + max(graphBytes(X)/2, sizes[0]+sizes[1])
+	var st Stats
+	out := make([]float64, len(X)*len(X))
+	if _, err := MarginalizedGramStats(X, nil, nil, nil, true, opt, 0, Float64, out, nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("with mem_limit %d: %d batches", testMemLimit, st.Batches)
+	if st.Batches < 2 {
+		t.Errorf("mem_limit %d did not split the work", testMemLimit)
+	}
+	compare(t, X, nil, nil, nil, true, opt, Float64)
+	compare(t, X, Y, nil, nil, false, opt, Float64)
+}
+
+// TestGPUUnconverged: a capped iteration count reports the same pairs as the CPU.
+func TestGPUUnconverged(t *testing.T) {
+	requireGPU(t)
+	X, _ := suiteGraphs()
+	opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[1].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[1].EK), Q: 0.01, MaxIter: 3}
+	out := make([]float64, len(X)*len(X))
+	cpu, err := mgk.Gram(X, nil, nil, nil, true, opt, out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, err := MarginalizedGram(X, nil, nil, nil, true, opt, 0, Float64, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(us []mgk.Unconverged) []string {
+		var s []string
+		for _, u := range us {
+			s = append(s, fmt.Sprintf("%d,%d", u.I, u.J))
+		}
+		sort.Strings(s)
+		return s
+	}
+	if fmt.Sprint(key(cpu)) != fmt.Sprint(key(gpu)) {
+		t.Errorf("unconverged pairs: CPU %v, GPU %v", key(cpu), key(gpu))
+	}
+}
+
+// TestGPUTimings logs CUDA-event timings against the CPU backend on a
+// molecule-sized set and on large pairs. It checks agreement, not speed.
+func TestGPUTimings(t *testing.T) {
+	requireGPU(t)
+	if short {
+		t.Skip("timings are not taken under compute-sanitizer")
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	var mol []*graph.Graph
+	for i := 0; i < 200; i++ {
+		n := 10 + rng.IntN(20)
+		mol = append(mol, testgraphs.Random(rng, n, n+n/4, false))
+	}
+	var big []*graph.Graph
+	for i := 0; i < 6; i++ {
+		big = append(big, testgraphs.Random(rng, 300+50*i, 1200, false))
+	}
+	for _, set := range []struct {
+		name string
+		gs   []*graph.Graph
+	}{{"200 molecule-sized graphs", mol}, {"6 graphs of 300-550 nodes", big}} {
+		for _, ks := range testgraphs.KernelSets[1:] {
+			opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.05}
+			n := len(set.gs)
+			want := make([]float64, n*n)
+			t0 := time.Now()
+			if _, err := mgk.Gram(set.gs, nil, nil, nil, true, opt, want, nil); err != nil {
+				t.Fatal(err)
+			}
+			cpu := time.Since(t0)
+			for _, prec := range []Precision{Float64, Float32} {
+				got := make([]float64, n*n)
+				var st Stats
+				t1 := time.Now()
+				if _, err := MarginalizedGramStats(set.gs, nil, nil, nil, true, opt, 0, prec, got, nil, &st); err != nil {
+					t.Fatal(err)
+				}
+				wall := time.Since(t1)
+				worst := 0.0
+				for k := range want {
+					worst = max(worst, relErr(got[k], want[k]))
+				}
+				t.Logf("%s, %s kernels, float%d: CPU %v; GPU wall %v (upload %.2f ms, solve %.2f ms, download %.2f ms, %d blocks); worst rel err %.2g",
+					set.name, ks.Name, prec, cpu.Round(time.Millisecond), wall.Round(time.Millisecond), st.UploadMS, st.SolveMS, st.DownloadMS, st.Blocks, worst)
+			}
+		}
+	}
+}
+
+// TestGPUShortestPath: the shortest-path kernel on the device (all pairs on the
+// GPU, the default hybrid split, and all on the CPU) against gokernel/spkernel,
+// with a memory limit that forces chunks and splitting.
+func TestGPUShortestPath(t *testing.T) {
+	requireGPU(t)
+	defer func() { testMemLimit = 0 }()
+	X, Y := suiteGraphs()
+	rng := rand.New(rand.NewPCG(51, 52))
+	if short {
+		X = append(X, testgraphs.Random(rng, 20, 30, false))
+	} else {
+		X = append(X, testgraphs.Random(rng, 60, 90, false), testgraphs.Random(rng, 200, 300, false))
+	}
+	works := []int64{-1, 0, 1 << 40}
+	if short {
+		works = works[:2]
+	}
+	nks := []string{"", `{"kind":"kronecker_delta","h":0,"col":0}`, `{"kind":"product","terms":[{"kind":"kronecker_delta","h":0.3,"col":1},{"kind":"square_exponential","length_scale":1.2,"col":2}]}`}
+	lks := []string{"", `{"kind":"square_exponential","length_scale":0.7,"col":0}`}
+	for ni, nk := range nks {
+		for li, lk := range lks {
+			for _, wc := range []int{spkernel.HopCounts, spkernel.GraphWeight} {
+				for _, sym := range []bool{true, false} {
+					for _, work := range works {
+						t.Run(fmt.Sprintf("node%d/len%d/w%d/sym=%v/cpuwork=%d", ni, li, wc, sym, work), func(t *testing.T) {
+							opt := spkernel.Options{WeightCol: wc}
+							if nk != "" {
+								opt.NodeKernel = testgraphs.Parse(nk)
+							}
+							if lk != "" {
+								opt.LengthKernel = testgraphs.Parse(lk)
+							}
+							ys := Y
+							if sym {
+								ys = X
+							}
+							want := make([]float64, len(X)*len(ys))
+							if err := spkernel.Gram(X, ys, sym, opt, want); err != nil {
+								t.Fatal(err)
+							}
+							got := make([]float64, len(want))
+							var st Stats
+							if err := ShortestPathGram(X, ys, sym, opt, 0, SPHybrid{CPUWork: work}, got, &st); err != nil {
+								t.Fatal(err)
+							}
+							for k := range want {
+								if relErr(got[k], want[k]) > 1e-12 {
+									t.Errorf("K[%d][%d] = %v, spkernel %v", k/len(ys), k%len(ys), got[k], want[k])
+								}
+							}
+							t.Logf("GPU: %d call(s), solve %.2f ms", st.Batches, st.SolveMS)
+						})
+					}
+				}
+			}
+		}
+	}
+	// Splitting under a memory limit: about half the SP graphs' bytes (as
+	// ggcuda.cu's sp_bytes counts them) plus a pair's tables.
+	Ls, _, err := layout.SP([][]*graph.Graph{X}, spkernel.HopCounts, testgraphs.Cols, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nmax := 0
+	for _, g := range X {
+		nmax = max(nmax, g.N)
+	}
+	spb := 16*int64(len(X)+1) + 12*Ls[0].TotalSP + 8*Ls[0].TotalNodes*testgraphs.Cols
+	testMemLimit = spb/2 + int64(16*nmax*nmax)
+	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(nks[2]), LengthKernel: testgraphs.Parse(lks[1])}
+	want := make([]float64, len(X)*len(X))
+	if err := spkernel.Gram(X, nil, true, opt, want); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, len(want))
+	var st Stats
+	if err := ShortestPathGram(X, nil, true, opt, 0, SPHybrid{CPUWork: -1}, got, &st); err != nil {
+		t.Fatal(err)
+	}
+	for k := range want {
+		if relErr(got[k], want[k]) > 1e-12 {
+			t.Errorf("mem_limit: K[%d] = %v, spkernel %v", k, got[k], want[k])
+		}
+	}
+	t.Logf("mem_limit %d: %d GPU calls", testMemLimit, st.Batches)
+	if st.Batches < 2 {
+		t.Errorf("mem_limit %d did not split the work", testMemLimit)
+	}
+}
+
+// TestGPUShortestPathTimings logs the FCSP stages' time against the CPU.
+func TestGPUShortestPathTimings(t *testing.T) {
+	requireGPU(t)
+	if short {
+		t.Skip("timings are not taken under compute-sanitizer")
+	}
+	rng := rand.New(rand.NewPCG(61, 62))
+	var gs []*graph.Graph
+	for i := 0; i < 40; i++ {
+		n := 40 + rng.IntN(120)
+		gs = append(gs, testgraphs.Random(rng, n, 2*n, false))
+	}
+	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":2}`),
+		LengthKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":0}`)}
+	n := len(gs)
+	want := make([]float64, n*n)
+	t0 := time.Now()
+	if err := spkernel.Gram(gs, nil, true, opt, want); err != nil {
+		t.Fatal(err)
+	}
+	cpu := time.Since(t0)
+	for _, work := range []int64{-1, 0} {
+		got := make([]float64, n*n)
+		var st Stats
+		t1 := time.Now()
+		if err := ShortestPathGram(gs, nil, true, opt, 0, SPHybrid{CPUWork: work}, got, &st); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for k := range want {
+			worst = max(worst, relErr(got[k], want[k]))
+		}
+		t.Logf("SP, 40 graphs of 40-160 nodes, cpuwork=%d: CPU %v; hybrid wall %v (GPU upload %.2f ms, stages %.2f ms); worst rel err %.2g",
+			work, cpu.Round(time.Millisecond), time.Since(t1).Round(time.Millisecond), st.UploadMS, st.SolveMS, worst)
+	}
+}
+
+// TestGPUDiag: K(X[i], X[i]) against mgk.Diag.
+func TestGPUDiag(t *testing.T) {
+	requireGPU(t)
+	X, _ := suiteGraphs()
+	sx := testgraphs.Starts(X, 7)
+	for _, ks := range testgraphs.KernelSets {
+		opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.05}
+		want := make([]float64, len(X))
+		if _, err := mgk.Diag(X, sx, opt, want); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, len(X))
+		bad, err := MarginalizedDiag(X, sx, opt, 0, Float64, got)
+		if err != nil || len(bad) > 0 {
+			t.Fatal(err, bad)
+		}
+		for i := range want {
+			if relErr(got[i], want[i]) > 1e-9 {
+				t.Errorf("%s: K[%d][%d] = %v, CPU %v", ks.Name, i, i, got[i], want[i])
+			}
+		}
+	}
+}

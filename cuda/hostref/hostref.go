@@ -1,0 +1,233 @@
+//go:build cgo
+
+// Package hostref builds the CUDA library's arithmetic headers
+// (cuda/include/gg) for the host with g++ and exposes them to Go, so that tests
+// can compare them with gokernel/microkernel, gokernel/octile and gokernel/mgk
+// on machines without a GPU. It is for tests only.
+package hostref
+
+// #cgo CFLAGS: -I${SRCDIR}/../include
+// #cgo CXXFLAGS: -std=c++20 -O2 -pthread -Wall -Wextra -Werror -I${SRCDIR}/../include
+// #cgo LDFLAGS: -lstdc++ -lm -pthread
+// #include <stdlib.h>
+// #include "hostref.h"
+import "C"
+
+import (
+	"errors"
+	"runtime"
+	"unsafe"
+
+	"github.com/graphgram/graphgram/cuda/layout"
+)
+
+// MkEval64 evaluates program p on rows x and y in float64.
+func MkEval64(p *layout.Program, x, y []float64) float64 {
+	return float64(C.hr_mk_eval64((*C.ggc_mk_program)(unsafe.Pointer(p)), (*C.double)(&x[0]), (*C.double)(&y[0])))
+}
+
+// MkEval32 evaluates program p on rows x and y in float32.
+func MkEval32(p *layout.Program, x, y []float32) float32 {
+	return float32(C.hr_mk_eval32((*C.ggc_mk_program)(unsafe.Pointer(p)), (*C.float)(&x[0]), (*C.float)(&y[0])))
+}
+
+// TilePair64 runs the dense and the sparse primitive on one tile pair: masks ma
+// and mb, nonzero bits pa and pb, weights wa and wb, κe per nonzero pair in
+// kappa (len(pa)·len(pb), row-major), input block X (64). It returns the two
+// 8×8 outputs, indexed 8r + r'.
+func TilePair64(ma uint64, pa []uint8, wa []float64, mb uint64, pb []uint8, wb []float64, kappa, X []float64) (yd, ys []float64) {
+	yd, ys = make([]float64, 64), make([]float64, 64)
+	pa, pb, wa, wb, kappa = nonEmpty(pa), nonEmpty(pb), nonEmpty(wa), nonEmpty(wb), nonEmpty(kappa)
+	C.hr_tile_pair64(C.uint64_t(ma), (*C.uint8_t)(&pa[:1][0]), (*C.double)(&wa[:1][0]), C.uint64_t(mb), (*C.uint8_t)(&pb[:1][0]),
+		(*C.double)(&wb[:1][0]), (*C.double)(&kappa[:1][0]), (*C.double)(&X[0]), (*C.double)(&yd[0]), (*C.double)(&ys[0]))
+	return
+}
+
+// TilePair32 is TilePair64 in float32.
+func TilePair32(ma uint64, pa []uint8, wa []float32, mb uint64, pb []uint8, wb []float32, kappa, X []float32) (yd, ys []float32) {
+	yd, ys = make([]float32, 64), make([]float32, 64)
+	pa, pb, wa, wb, kappa = nonEmpty(pa), nonEmpty(pb), nonEmpty(wa), nonEmpty(wb), nonEmpty(kappa)
+	C.hr_tile_pair32(C.uint64_t(ma), (*C.uint8_t)(&pa[:1][0]), (*C.float)(&wa[:1][0]), C.uint64_t(mb), (*C.uint8_t)(&pb[:1][0]),
+		(*C.float)(&wb[:1][0]), (*C.float)(&kappa[:1][0]), (*C.float)(&X[0]), (*C.float)(&yd[0]), (*C.float)(&ys[0]))
+	return
+}
+
+func nonEmpty[T any](s []T) []T {
+	if cap(s) == 0 {
+		return make([]T, 0, 1)
+	}
+	return s
+}
+
+// cGraphs is a ggc_graphs in C memory pointing at pinned Go slices.
+type cGraphs struct {
+	c      *C.ggc_graphs
+	pinner runtime.Pinner
+}
+
+func first[T any](p *runtime.Pinner, s []T) unsafe.Pointer {
+	q := &s[:1][0]
+	p.Pin(q)
+	return unsafe.Pointer(q)
+}
+
+func newCGraphs(L *layout.Graphs) *cGraphs {
+	g := &cGraphs{c: (*C.ggc_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_graphs{}))))}
+	c, p := g.c, &g.pinner
+	c.num_graphs = C.int32_t(L.NumGraphs)
+	c.node_cols, c.edge_cols = C.int32_t(L.NodeCols), C.int32_t(L.EdgeCols)
+	c.total_nodes, c.total_tiles, c.total_nz = C.int64_t(L.TotalNodes), C.int64_t(L.TotalTiles), C.int64_t(L.TotalNZ)
+	c.total_classes, c.total_tileptr = C.int64_t(L.TotalClasses), C.int64_t(L.TotalTilePtr)
+	c.desc = (*C.int64_t)(first(p, L.Desc))
+	c.tile_ptr = (*C.int32_t)(first(p, L.TilePtr))
+	c.tile_col = (*C.int32_t)(first(p, L.TileCol))
+	c.mask = (*C.uint64_t)(first(p, L.Mask))
+	c.nz_ptr = (*C.int32_t)(first(p, L.NzPtr))
+	c.nz_pos = (*C.uint8_t)(first(p, L.NzPos))
+	c.nz_w = (*C.double)(first(p, L.NzW))
+	c.nz_class = (*C.int32_t)(first(p, L.NzClass))
+	c.class_feat = (*C.double)(first(p, L.ClassFeat))
+	c.node_feat = (*C.double)(first(p, L.NodeFeat))
+	c.deg = (*C.double)(first(p, L.Deg))
+	c.start = (*C.double)(first(p, L.Start))
+	c.loop_nz = (*C.int32_t)(first(p, L.LoopNz))
+	return g
+}
+
+func (g *cGraphs) free() {
+	g.pinner.Unpin()
+	C.free(unsafe.Pointer(g.c))
+}
+
+// MulW sets y = W·x for graph ga of A and graph gb of B, the edge kernel
+// tabulated over edge classes (table) or evaluated in the product.
+func MulW(A *layout.Graphs, ga int, B *layout.Graphs, gb int, edge *layout.Program, table bool, x, y []float64) {
+	ca, cb := newCGraphs(A), newCGraphs(B)
+	defer ca.free()
+	defer cb.free()
+	x, y = nonEmpty(x), nonEmpty(y)
+	C.hr_mulw(ca.c, C.int(ga), cb.c, C.int(gb), (*C.ggc_mk_program)(unsafe.Pointer(edge)), cbool(table),
+		(*C.double)(&x[:1][0]), (*C.double)(&y[:1][0]))
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Options mirrors ggc_mgk_options.
+type Options struct {
+	Q, Tol                                                          float64
+	Lmin, MaxIter, Symmetric, Precision, Device, Blocks, Flags, Pad int32
+	MemLimit                                                        int64
+}
+
+// Sizes returns the sizes of the Go mirrors of the C API's structs and of the
+// structs themselves: Program, ggc_mk_program, Options, ggc_mgk_options,
+// Instr, ggc_mk_instr.
+func Sizes() [6]uintptr {
+	return [6]uintptr{unsafe.Sizeof(layout.Program{}), unsafe.Sizeof(C.ggc_mk_program{}),
+		unsafe.Sizeof(Options{}), unsafe.Sizeof(C.ggc_mgk_options{}),
+		unsafe.Sizeof(layout.Instr{}), unsafe.Sizeof(C.ggc_mk_instr{})}
+}
+
+// Gram runs the host twin of the device solver: out[i*ny+j] = K(X[i], Y[j]),
+// iters negative for unconverged solves. iters and resid are optional (nil),
+// otherwise as long as out.
+func Gram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, table bool, out []float64, iters []int32, resid []float64) error {
+	cx := newCGraphs(X)
+	defer cx.free()
+	var cy *C.ggc_graphs
+	if Y != nil {
+		g := newCGraphs(Y)
+		defer g.free()
+		cy = g.c
+	}
+	var errbuf [256]C.char
+	// Optional outputs are NULL when not wanted: C writes every entry of them.
+	var pi *C.int32_t
+	var pr *C.double
+	if len(iters) > 0 {
+		pi = (*C.int32_t)(&iters[0])
+	}
+	if len(resid) > 0 {
+		pr = (*C.double)(&resid[0])
+	}
+	out = nonEmpty(out)
+	rc := C.hr_mgk_gram(cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+		(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), cbool(table), (*C.double)(&out[:1][0]), pi, pr, &errbuf[0], C.size_t(len(errbuf)))
+	if rc != 0 {
+		return errors.New(C.GoString(&errbuf[0]))
+	}
+	return nil
+}
+
+// EmuGram runs the CUDA library's device kernels (src/mgk.cuh) on host
+// threads, one std::thread per CUDA thread (emu.h), with chunks of at most
+// chunkWords of work space and opt.Blocks persistent blocks (0: 3).
+func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out []float64, iters []int32) error {
+	cx := newCGraphs(X)
+	defer cx.free()
+	var cy *C.ggc_graphs
+	if Y != nil {
+		g := newCGraphs(Y)
+		defer g.free()
+		cy = g.c
+	}
+	var errbuf [256]C.char
+	var pi *C.int32_t
+	if len(iters) > 0 {
+		pi = (*C.int32_t)(&iters[0])
+	}
+	out = nonEmpty(out)
+	rc := C.hr_emu_gram(cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+		(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), pi, &errbuf[0], C.size_t(len(errbuf)))
+	if rc != 0 {
+		return errors.New(C.GoString(&errbuf[0]))
+	}
+	return nil
+}
+
+type cSPGraphs struct {
+	c      *C.ggc_sp_graphs
+	pinner runtime.Pinner
+}
+
+func newCSPGraphs(L *layout.SPGraphs) *cSPGraphs {
+	g := &cSPGraphs{c: (*C.ggc_sp_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_graphs{}))))}
+	c, p := g.c, &g.pinner
+	c.num_graphs, c.node_cols = C.int32_t(L.NumGraphs), C.int32_t(L.NodeCols)
+	c.total_nodes, c.total_sp = C.int64_t(L.TotalNodes), C.int64_t(L.TotalSP)
+	c.node_off = (*C.int64_t)(first(p, L.NodeOff))
+	c.sp_off = (*C.int64_t)(first(p, L.SPOff))
+	c.sp_u = (*C.int32_t)(first(p, L.U))
+	c.sp_v = (*C.int32_t)(first(p, L.V))
+	c.sp_len = (*C.int32_t)(first(p, L.Len))
+	c.node_feat = (*C.double)(first(p, L.NodeFeat))
+	return g
+}
+
+func (g *cSPGraphs) free() {
+	g.pinner.Unpin()
+	C.free(unsafe.Pointer(g.c))
+}
+
+// EmuSP runs the shortest-path kernels (src/sp.cuh) on host threads for the
+// pairs (pairs[2k], pairs[2k+1]) of X × Y (Y nil: X).
+func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float64, pairs []int32, blocks int, chunkWords int64) []float64 {
+	cx := newCSPGraphs(X)
+	defer cx.free()
+	cy := cx
+	if Y != nil {
+		cy = newCSPGraphs(Y)
+		defer cy.free()
+	}
+	out := make([]float64, max(len(pairs)/2, 1))
+	pairs, lengths = nonEmpty(pairs), nonEmpty(lengths)
+	C.hr_emu_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
+		(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
+		C.int(blocks), C.int64_t(chunkWords), (*C.double)(&out[0]))
+	return out[:len(pairs)/2]
+}

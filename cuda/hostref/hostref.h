@@ -1,0 +1,38 @@
+/* hostref.h: the host (g++) build of cuda/include/gg, for the Go tests. */
+#ifndef GG_HOSTREF_H
+#define GG_HOSTREF_H
+#include <stdint.h>
+#include "ggcuda.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+double hr_mk_eval64(const ggc_mk_program* p, const double* x, const double* y);
+float hr_mk_eval32(const ggc_mk_program* p, const float* x, const float* y);
+/* hr_tile_pair runs both primitives on one tile pair with a κe table kappa
+ * (na × nb, by nonzero) on block X, writing the dense result to yd and the
+ * sparse one to ys (64 entries each, 8r + r'). */
+void hr_tile_pair64(uint64_t ma, const uint8_t* pa, const double* wa, uint64_t mb, const uint8_t* pb,
+                    const double* wb, const double* kappa, const double* X, double* yd, double* ys);
+void hr_tile_pair32(uint64_t ma, const uint8_t* pa, const float* wa, uint64_t mb, const uint8_t* pb,
+                    const float* wb, const float* kappa, const float* X, float* yd, float* ys);
+/* hr_mulw sets y = W·x for graph ga of A and gb of B (float64), with the edge
+ * kernel tabulated over classes (table = 1) or evaluated in the product. */
+int hr_mulw(const ggc_graphs* A, int ga, const ggc_graphs* B, int gb, const ggc_mk_program* edge, int table,
+            const double* x, double* y);
+/* hr_mgk_gram is the serial host twin of ggc_mgk_gram, same arguments. */
+int hr_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
+                const ggc_mgk_options* opt, int table, double* out, int32_t* iters, double* resid, char* err,
+                size_t errlen);
+/* hr_emu_gram runs the library's device kernels on host threads (emu.h), in
+ * chunks of at most chunk_words of work space. */
+int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
+                const ggc_mgk_options* opt, int64_t chunk_words, double* out, int32_t* iters, char* err,
+                size_t errlen);
+/* hr_emu_sp runs the shortest-path kernels (src/sp.cuh) on host threads. */
+int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
+              const ggc_mk_program* length, const double* lengths, int L, const int32_t* pairs, int64_t npairs,
+              int blocks, int64_t chunk_words, double* out);
+#ifdef __cplusplus
+}
+#endif
+#endif

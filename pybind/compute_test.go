@@ -1,0 +1,109 @@
+package pybind
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// packed is a batch laid out as Python's _backend.pack lays it out.
+type packed struct {
+	nodePtr, edgePtr, edges []int64
+	weights, nodeFeat       []float64
+	desc                    []int64
+}
+
+// testBatch packs n small labeled graphs (one node-label column, no edge features).
+func testBatch(n int) *packed {
+	p := &packed{nodePtr: []int64{0}, edgePtr: []int64{0}}
+	for g := 0; g < n; g++ {
+		size := 2 + g%5
+		for i := 0; i < size; i++ {
+			p.nodeFeat = append(p.nodeFeat, float64((g+i)%3))
+			if i > 0 {
+				p.edges = append(p.edges, int64(i-1), int64(i))
+				p.weights = append(p.weights, 1)
+			}
+		}
+		p.edges = append(p.edges, 0, int64(size-1))
+		p.weights = append(p.weights, 0.5)
+		p.nodePtr = append(p.nodePtr, p.nodePtr[g]+int64(size))
+		p.edgePtr = append(p.edgePtr, p.edgePtr[g]+int64(size))
+	}
+	addr := func(a []int64) int64 { return int64(uintptr(unsafe.Pointer(&a[0]))) }
+	faddr := func(a []float64) int64 { return int64(uintptr(unsafe.Pointer(&a[0]))) }
+	p.desc = []int64{abiVersion, int64(n),
+		addr(p.nodePtr), int64(len(p.nodePtr)), addr(p.edgePtr), int64(len(p.edgePtr)),
+		addr(p.edges), int64(len(p.edges)), faddr(p.weights), int64(len(p.weights)),
+		faddr(p.nodeFeat), int64(len(p.nodeFeat)), 1, 0, 0, 0, 0, 0}
+	return p
+}
+
+const mgkTestParams = `{"node_kernel": {"kind": "kronecker_delta", "h": 0.5, "col": 0, "index": 1},
+	"edge_kernel": {"kind": "constant", "c": 1, "index": 2}, "q": 0.1, "q_index": 0, "n_params": 3,
+	"device": "%s", "cuda_library": "%s"}`
+
+// gram computes the symmetric marginalized Gram matrix of x through Compute.
+func gram(t *testing.T, x *packed, device, library string) ([]float64, string, error) {
+	t.Helper()
+	n := len(x.nodePtr) - 1
+	out := make([]float64, n*n)
+	warn, err := Compute("marginalized", "gram", fmt.Sprintf(mgkTestParams, device, library),
+		uintptr(unsafe.Pointer(&x.desc[0])), len(x.desc), 0, 0, uintptr(unsafe.Pointer(&out[0])), len(out), 0, 0, 0, 0, 0, 0)
+	return out, warn, err
+}
+
+func TestDeviceSelection(t *testing.T) {
+	x := testBatch(6)
+	cpu, warn, err := gram(t, x, "cpu", "")
+	if err != nil || warn != "" {
+		t.Fatalf("cpu: %v %q", err, warn)
+	}
+	// Without a usable GPU (this build or this machine), "auto" is the CPU, silently.
+	if auto, warn, err := gram(t, x, "auto", "/nonexistent/libggcuda.so"); err == nil && os.Getenv("GGCUDA_TEST_LIB") == "" {
+		for k := range cpu {
+			if auto[k] != cpu[k] || warn != "" {
+				t.Fatalf("auto differs from cpu at %d or warns %q", k, warn)
+			}
+		}
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = gram(t, x, "cuda", "/nonexistent/libggcuda.so")
+	if err == nil || !strings.HasPrefix(err.Error(), "RuntimeError: device='cuda' cannot be used: ") {
+		t.Errorf("device cuda without a GPU: error %v", err)
+	}
+	if _, _, err = gram(t, x, "tpu", ""); err == nil || !strings.HasPrefix(err.Error(), "ValueError: device must be") {
+		t.Errorf("device tpu: error %v", err)
+	}
+}
+
+// TestDeviceEmulated runs the GPU path of Compute against the CUDA library
+// built for host emulation (cuda/build.py --emulated; make test-cuda-host sets
+// GGCUDA_TEST_LIB): the same kernels and C API, kernels on host threads.
+func TestDeviceEmulated(t *testing.T) {
+	lib := os.Getenv("GGCUDA_TEST_LIB")
+	if lib == "" {
+		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
+	}
+	x := testBatch(9)
+	cpu, _, err := gram(t, x, "cpu", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, warn, err := gram(t, x, "cuda", lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warn != "" {
+		t.Errorf("warnings %q", warn)
+	}
+	for k := range cpu {
+		if math.Abs(gpu[k]-cpu[k]) > 1e-9*math.Abs(cpu[k]) {
+			t.Fatalf("entry %d: GPU %v, CPU %v", k, gpu[k], cpu[k])
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package pybind
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/graphgram/graphgram/cuda"
+)
+
+// deviceParams select where a kernel runs (docs/abi.md); they are embedded in
+// every kernel's parameters.
+type deviceParams struct {
+	// Device is "cpu", "auto" (the GPU when the CUDA library and a device are
+	// present, else the CPU, silently) or "cuda" (the GPU, or an error saying why not).
+	Device string `json:"device"`
+	// DeviceIndex is the CUDA device to use.
+	DeviceIndex int `json:"device_index"`
+	// CUDALibrary is the path of libggcuda.so shipped with the Python package, "" if none.
+	CUDALibrary string `json:"cuda_library"`
+}
+
+// gpu reports whether this call runs on the GPU.
+func (d deviceParams) gpu() (bool, error) {
+	switch d.Device {
+	case "", "cpu":
+		return false, nil
+	case "auto", "cuda":
+	default:
+		return false, inputError("device must be 'auto', 'cpu' or 'cuda', got %q", d.Device)
+	}
+	if d.CUDALibrary != "" {
+		cuda.SetLibraryPath(d.CUDALibrary)
+	}
+	err := cuda.Check(d.DeviceIndex)
+	switch {
+	case err == nil:
+		return true, nil
+	case d.Device == "auto":
+		return false, nil
+	}
+	return false, &pyError{runtimeError, fmt.Errorf("device='cuda' cannot be used: %w", err)}
+}
+
+// onCPU tells whether a GPU call's error means: compute on the CPU instead.
+// Base kernels outside the compiled-in set are computed on the CPU with a
+// warning; any other error is returned as it is.
+func onCPU(err error, warn *warnings) bool {
+	if errors.Is(err, cuda.ErrUnsupported) {
+		warn.add("RuntimeWarning", "computed on the CPU instead of the GPU: "+err.Error())
+		return true
+	}
+	return false
+}
+
+// cpuOnly records that a mode has no GPU implementation.
+func cpuOnly(mode string, warn *warnings) {
+	warn.add("RuntimeWarning", fmt.Sprintf("%s is computed on the CPU: the GPU backend does not implement it", mode))
+}

@@ -1,0 +1,43 @@
+"""The device parameter: 'auto' computes on the CPU silently where no GPU can be
+used (as here), 'cuda' says why not, and anything else is refused."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from graphgram import MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, datasets
+from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+LABEL = TensorProduct(label=KroneckerDelta(0.5))
+KERNELS = [lambda **kw: MarginalizedGraphKernel(LABEL, LABEL, q=0.05, **kw),
+           lambda **kw: ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)), **kw),
+           lambda **kw: RandomWalkKernel(lamda=0.01, **kw)]
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return datasets.load_mutag()[0][:8]
+
+
+@pytest.mark.parametrize("make", KERNELS)
+def test_auto_is_cpu_without_gpu(make, graphs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        K = make(device="auto")(graphs)
+    np.testing.assert_array_equal(K, make(device="cpu")(graphs))
+    assert make().get_params()["device"] == "auto"
+
+
+@pytest.mark.parametrize("make", KERNELS)
+@pytest.mark.parametrize("device", ["cuda", "cuda:1"])
+def test_cuda_without_gpu_says_why(make, device, graphs):
+    with pytest.raises(RuntimeError, match=r"device='cuda' cannot be used: graphgram was built without CUDA|"
+                                           r"device='cuda' cannot be used: .*(could not be loaded|no usable CUDA device)"):
+        make(device=device)(graphs)
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:x", "cpu:0", 1, None])
+def test_invalid_device(device, graphs):
+    with pytest.raises(ValueError, match="device must be 'auto', 'cpu', 'cuda' or 'cuda:N'"):
+        MarginalizedGraphKernel(device=device)(graphs)
