@@ -248,9 +248,9 @@ def test_jupyter_interrupt_and_progress_widget():
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(HERE))
     try:
         setup = ("import time; from graphgram import _backend, MarginalizedGraphKernel, datasets; "
-                 "from graphgram.microkernels import TensorProduct, KroneckerDelta; "
+                 "from graphgram.microkernels import TensorProduct, KroneckerDelta; from _child import distinct_copies; "
                  "g, _ = datasets.load_mutag(); kd = TensorProduct(label=KroneckerDelta(0.5)); "
-                 "k = MarginalizedGraphKernel(kd, kd, q=0.01)")
+                 "k = MarginalizedGraphKernel(kd, kd, q=0.01); many = distinct_copies(g, 40)")
         assert kc.execute_interactive(setup, timeout=120)["content"]["status"] == "ok"
         widgets = []
 
@@ -263,7 +263,7 @@ def test_jupyter_interrupt_and_progress_widget():
                                        timeout=300, output_hook=collect)
         assert reply["content"]["status"] == "ok" and widgets, "no progress widget was displayed"
 
-        kc.execute("caught = None\ntry:\n    k(g * 40)\nexcept KeyboardInterrupt:\n"
+        kc.execute("caught = None\ntry:\n    k(many)\nexcept KeyboardInterrupt:\n"
                    "    caught = time.monotonic()\n    raise")
         time.sleep(3.0)
         sent = time.monotonic()

@@ -344,3 +344,122 @@ def test_string_attribute_with_numeric_kernel_rejected_in_graph_kernels():
     k = MarginalizedGraphKernel(TensorProduct(sym=SquareExponential(1.0)))
     with pytest.raises(TypeError, match="SquareExponential \\(at sym\\) compares numbers, but its attribute holds strings"):
         k([g])
+
+
+# --- set, vector and table kernels ------------------------------------------------------
+
+from graphgram.microkernels import RBF, Convolution, DotProduct, LabelFunction, LabelTable  # noqa: E402
+
+
+def _fd_check(k, x, y, rel=1e-5):
+    """The gradient from Go against central finite differences over every hyperparameter."""
+    v, g = k.gradient(x, y)
+    names = [h.name for h in k.hyperparameters]
+    assert len(g) == len(names)
+    for i, name in enumerate(names):
+        p = k.get_params()[name]
+        step = 1e-6 * max(1.0, abs(p))
+        up, down = k.clone(), k.clone()
+        up.set_params(**{name: p + step})
+        down.set_params(**{name: p - step})
+        fd = (up(x, y) - down(x, y)) / (2 * step)
+        assert g[i] == pytest.approx(fd, rel=rel, abs=1e-8), name
+    return v, g
+
+
+def test_dot_product_and_rbf_on_vectors():
+    x, y = {"v": [1.0, 2.0, 0.5]}, {"v": [0.5, -1.0, 2.0]}
+    k = TensorProduct(v=DotProduct(0.5))
+    assert k(x, y) == pytest.approx(0.25 + 0.5 - 2 + 1)
+    assert TensorProduct(v=DotProduct(0.0).normalized)(x, x) == pytest.approx(1.0)
+    assert RBF is SquareExponential
+    assert TensorProduct(v=RBF(2.0))(x, y) == pytest.approx(math.exp(-(0.25 + 9 + 2.25) / 8))
+    _fd_check(TensorProduct(v=DotProduct(0.7)), x, y)
+    _fd_check(TensorProduct(v=DotProduct(0.7).normalized * RBF(1.5)), x, y)
+
+
+def test_convolution_mean_over_pairs():
+    # {C, C, N} against {N, O} over the vocabulary (C, N, O).
+    x, y = {"nb": [2, 1, 0]}, {"nb": [0, 1, 1]}
+    k = TensorProduct(nb=Convolution(KroneckerDelta(0.5)))
+    assert k(x, y) == pytest.approx((2 * 0.5 + 2 * 0.5 + 1 * 1 + 1 * 0.5) / 6)
+    assert k({"nb": [0, 0, 0]}, {"nb": [0, 0, 0]}) == 1.0
+    assert k(x, {"nb": [0, 0, 0]}) == 0.0
+    # Element values compared by a square exponential (ring sizes 5 and 6).
+    rs = TensorProduct(r=Convolution(SquareExponential(1.0), values=[5, 6]))
+    assert rs({"r": [1, 0]}, {"r": [0, 1]}) == pytest.approx(math.exp(-0.5))
+    assert [h.name for h in k.hyperparameters] == ["nb__kernel__h"]
+    assert k.get_params()["nb__kernel__h"] == 0.5
+    for kern in (k, TensorProduct(nb=Convolution(KroneckerDelta(0.3)).normalized),
+                 TensorProduct(nb=Convolution(SquareExponential(0.8) * Constant(0.5), values=[1, 2, 4]))):
+        _fd_check(kern, x, y)
+    # Positive semi-definite on random multisets.
+    rng = np.random.default_rng(0)
+    sets = [{"nb": rng.integers(0, 3, size=3).tolist()} for _ in range(12)]
+    K = np.array([[k(a, b) for b in sets] for a in sets])
+    assert np.linalg.eigvalsh(K).min() > -1e-10
+    with pytest.raises(ValueError, match="values but its attribute has width"):
+        TensorProduct(nb=Convolution(KroneckerDelta(0.5), values=[1, 2]))(x, y)
+
+
+def test_label_table_and_function():
+    t = LabelTable({("C", "N"): 0.5, ("C", "O"): 0.3, ("N", "O"): 0.4})
+    k = TensorProduct(e=t)
+    assert k({"e": "C"}, {"e": "N"}) == pytest.approx(0.5)
+    assert k({"e": "O"}, {"e": "O"}) == pytest.approx(1.0)
+    assert k({"e": "S"}, {"e": "S"}) == 1.0 and k({"e": "S"}, {"e": "C"}) == 0.0
+    assert k.hyperparameters == [] and k.n_dims == 0
+    num = TensorProduct(z=LabelTable([[1.0, 0.2], [0.2, 1.0]], labels=[6, 7]) * SquareExponential(1.0))
+    assert num({"z": 6}, {"z": 7}) == pytest.approx(0.2 * math.exp(-0.5))
+    _fd_check(num, {"z": 6}, {"z": 7})
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        LabelTable({("a", "b"): 2.0})
+    with pytest.raises(ValueError, match="symmetric"):
+        LabelTable([[1, 0.2], [0.3, 1]], labels=["a", "b"])
+    f = TensorProduct(z=LabelFunction(lambda a, b: math.exp(-abs(a - b))))
+    assert f({"z": 1}, {"z": 3}) == pytest.approx(math.exp(-2))
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        TensorProduct(z=LabelFunction(lambda a, b: 2.0 if a != b else 1.0))({"z": 1}, {"z": 3})
+    # Inside a convolution the function is tabulated over the element values.
+    c = TensorProduct(r=Convolution(LabelFunction(lambda a, b: 1.0 if a == b else 0.25), values=[5, 6]))
+    assert c({"r": [1, 1]}, {"r": [0, 1]}) == pytest.approx((0.25 + 1) / 2)
+
+
+def test_set_and_table_kernels_in_graph_kernels():
+    from graphgram import MarginalizedGraphKernel
+
+    def g(labels, nbs):
+        return Graph(len(labels), [(i, i + 1) for i in range(len(labels) - 1)], None,
+                     {"e": np.array(labels), "nb": np.array(nbs, dtype=float)}, None)
+
+    X = [g(["C", "N", "O"], [[1, 0], [1, 1], [0, 1]]), g(["C", "C"], [[1, 0], [1, 0]]), g(["O"], [[0, 0]])]
+    node = TensorProduct(e=LabelTable({("C", "N"): 0.5, ("C", "O"): 0.3, ("N", "O"): 0.4}),
+                         nb=Convolution(KroneckerDelta(0.4)).normalized)
+    mgk = MarginalizedGraphKernel(node, None, q=0.1, normalize=True)
+    K, G = mgk(X, eval_gradient=True)
+    assert K.shape == (3, 3) and np.allclose(np.diag(K), 1.0)
+    assert np.linalg.eigvalsh(K).min() > -1e-10
+    assert G.shape == (3, 3, mgk.n_dims)
+    # The gradient in log space against finite differences of the Gram matrix.
+    th = mgk.theta
+    for i in range(len(th)):
+        d = np.zeros_like(th)
+        d[i] = 1e-5
+        fd = (mgk.clone_with_theta(th + d)(X) - mgk.clone_with_theta(th - d)(X)) / 2e-5
+        np.testing.assert_allclose(G[:, :, i], fd, atol=1e-6)
+    f = MarginalizedGraphKernel(TensorProduct(e=LabelFunction(lambda a, b: 1.0 if a == b else 0.3)), None, q=0.1)
+    ref = MarginalizedGraphKernel(TensorProduct(e=KroneckerDelta(0.3)), None, q=0.1)
+    np.testing.assert_allclose(f(X), ref(X), rtol=1e-10)
+    # On edges too: vectors by a normalized dot product, numeric labels by a function.
+    E = [Graph(3, [(0, 1), (1, 2)], None, None, {"v": np.array([[1.0, 0.0], [0.5, 0.5]]), "o": np.array([1, 2])}),
+         Graph(2, [(0, 1)], None, None, {"v": np.array([[0.0, 1.0]]), "o": np.array([2])})]
+    ek = MarginalizedGraphKernel(None, TensorProduct(v=DotProduct(0.5).normalized,
+                                                     o=LabelFunction(lambda a, b: 1.0 if a == b else 0.5)), q=0.2)
+    K, G = ek(E, eval_gradient=True)
+    assert np.all(np.isfinite(K)) and G.shape == (2, 2, ek.n_dims)
+    th = ek.theta
+    for i in range(len(th)):
+        d = np.zeros_like(th)
+        d[i] = 1e-5
+        fd = (ek.clone_with_theta(th + d)(E) - ek.clone_with_theta(th - d)(E)) / 2e-5
+        np.testing.assert_allclose(G[:, :, i], fd, rtol=1e-5, atol=1e-9)

@@ -81,10 +81,21 @@ def test_smooth_cutoff_is_smooth_and_zero_at_cutoff():
 
 def test_molecular_kernel_preset():
     mols = [from_smiles(s) for s in ("CCO", "CCN", "c1ccccc1", "CC(=O)O")]
-    k = molecular_kernel()
+    k = molecular_kernel(normalize=True)
     K = k(mols)
     np.testing.assert_allclose(np.diag(K), 1.0)
     assert K[0, 1] > K[0, 2]                                   # ethanol is closer to ethylamine than to benzene
+    d = molecular_kernel(normalize=False).diag(mols)
+    np.testing.assert_allclose(molecular_kernel()(mols), molecular_kernel(normalize=False)(mols) / np.outer(d, d) ** 0.25)
+    # Every h of the preset is bounded away from 0 and 1; the preset reads the rich attributes.
+    k = molecular_kernel()
+    hs = [h for h in k.hyperparameters if h.name.endswith("__h")]
+    assert len(hs) == 10 and all(np.allclose(h.bounds.ravel(), [0.05, 0.95]) for h in hs)
+    assert k.node_kernel.attributes() == {"element", "aromatic", "charge", "hybridization", "hcount", "in_ring"}
+    basic = molecular_kernel(features="basic")
+    assert basic.node_kernel.attributes() == {"element"} and basic.edge_kernel.attributes() == {"order"}
+    with pytest.raises(ValueError, match="features"):
+        molecular_kernel(features="all")
     rng = np.random.default_rng(0)
     clouds = [from_coordinates(["C", "C", "O", "N"], rng.normal(scale=1.0, size=(4, 3)), cutoff=3.0)
               for _ in range(3)]
@@ -92,3 +103,72 @@ def test_molecular_kernel_preset():
     assert K3.shape == (3, 3) and np.all(np.isfinite(K3))
     with pytest.raises(ValueError, match="bonds"):
         molecular_kernel(bonds="angle")
+
+
+def test_rich_atom_and_bond_features():
+    from graphgram.molecules import NEIGHBOR_ELEMENTS, RING_SIZES
+
+    # Chloro-cyclopropyl-benzene: one 6-ring, one 3-ring, a chlorine neighbour.
+    g = from_smiles("Clc1ccc(cc1)C2CC2")
+    nb, rs = g.node_attrs["neighbors"], g.node_attrs["ring_sizes"]
+    assert nb.shape == (g.n_nodes, len(NEIGHBOR_ELEMENTS)) and rs.shape == (g.n_nodes, len(RING_SIZES))
+    c, cl = NEIGHBOR_ELEMENTS.index(6), NEIGHBOR_ELEMENTS.index(17)
+    assert nb[0].tolist() == [1 if i == c else 0 for i in range(len(NEIGHBOR_ELEMENTS))]   # Cl: one C
+    assert nb[1, cl] == 1 and nb[1, c] == 2                                                 # ipso carbon
+    np.testing.assert_array_equal(nb.sum(1), g.node_attrs["degree"])
+    assert rs[0].sum() == 0 and rs[1, RING_SIZES.index(6)] == 1
+    assert rs[-1, RING_SIZES.index(3)] == 1 and rs[-1].sum() == 1
+    # Equal environments hash equally: the two ortho (and two meta) ring carbons;
+    # within one bond ortho and meta carbons look alike, within two bonds they do not.
+    env = g.node_attrs["environment"]
+    assert env[2] == env[6] and env[3] == env[5] and env[2] == env[3] and env[1] != env[2]
+    assert env.dtype == np.int64 and env.max() < 2 ** 31
+    env2 = from_smiles("Clc1ccc(cc1)C2CC2", radius=2).node_attrs["environment"]
+    assert env2[2] == env2[6] and env2[3] == env2[5] and env2[2] != env2[3]
+    # Chirality and bond stereo.
+    np.testing.assert_array_equal(from_smiles("C[C@H](N)O").node_attrs["chirality"][1],
+                                  int(Chem.ChiralType.CHI_TETRAHEDRAL_CCW))
+    st = from_smiles("C/C=C/C").edge_attrs["stereo"]
+    assert int(Chem.BondStereo.STEREOE) in st.tolist()
+    # Explicit hydrogens appear in the neighbour multisets.
+    h = from_smiles("C", hydrogens="explicit")
+    assert h.node_attrs["neighbors"][0, NEIGHBOR_ELEMENTS.index(1)] == 4
+    # "basic" gives the attributes of before only.
+    b = from_smiles("CCO", features="basic")
+    assert set(b.node_attrs) == {"element", "aromatic", "charge", "hybridization", "hcount", "in_ring"}
+    assert set(b.edge_attrs) == {"order", "aromatic", "conjugated", "in_ring"}
+    with pytest.raises(ValueError, match="features"):
+        from_smiles("C", features="some")
+    with pytest.raises(ValueError, match="radius"):
+        from_smiles("C", radius=-1)
+
+
+def test_size_exponent_normalization():
+    from graphgram import MarginalizedGraphKernel
+    from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+    X = [from_smiles(s) for s in ("CCO", "c1ccccc1O", "CC(=O)N", "CCCCCC")]
+    raw = MarginalizedGraphKernel(TensorProduct(element=KroneckerDelta(0.3)), TensorProduct(order=KroneckerDelta(0.5)),
+                                  q=0.1)
+    K0 = raw(X)
+    d = np.diag(K0)
+    for s in (True, 0.5, 0.0):
+        k = raw.clone_with_theta(raw.theta).set_params(normalize=s)
+        e = float(s)
+        K = k(X)
+        np.testing.assert_allclose(K, K0 / np.outer(d, d) ** (e / 2), rtol=1e-12)
+        np.testing.assert_allclose(k.diag(X), np.diag(K), rtol=1e-12)
+        # K(X, X_fit) solves the pairs in the other orientation: equal within the
+        # solver's accuracy contract (1e-9 relative), not bit for bit.
+        np.testing.assert_allclose(k.fit(X[:2]).transform(X), K[:, :2], rtol=2e-9)
+        assert np.linalg.eigvalsh(K).min() > -1e-10
+        Kg, G = k(X, eval_gradient=True)
+        np.testing.assert_allclose(Kg, K, rtol=1e-12)
+        th = k.theta
+        for i in range(len(th)):
+            dt = np.zeros_like(th)
+            dt[i] = 1e-5
+            fd = (k.clone_with_theta(th + dt)(X) - k.clone_with_theta(th - dt)(X)) / 2e-5
+            np.testing.assert_allclose(G[:, :, i], fd, rtol=1e-4, atol=1e-7 * np.abs(K).max())
+    with pytest.raises(ValueError, match="exponent"):
+        raw.set_params(normalize=1.5)(X)

@@ -63,7 +63,7 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	case iters != nil && len(iters) != n*m:
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), n, m)
 	}
-	ps := schedule.Pairs(len(xs.sides), len(ys.sides), symmetric)
+	ps := largestFirst(xs, ys, symmetric)
 	return runPairs(xs, ys, ps, &o, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		s.gs.g = grow(s.gs.g, np)
 		g := s.gs.g

@@ -377,6 +377,19 @@ func sameStarts(a, b [][]float64) bool {
 	return true
 }
 
+// largestFirst lists the pairs of distinct sides to solve (I ≤ J when
+// symmetric), the largest graphs first, so that the last pairs to finish are small.
+func largestFirst(xs, ys sideSet, symmetric bool) []schedule.Pair {
+	size := func(ss []side) []float64 {
+		out := make([]float64, len(ss))
+		for i := range ss {
+			out[i] = float64(len(ss[i].g.Col) + ss[i].g.N)
+		}
+		return out
+	}
+	return schedule.PairsLargestFirst(size(xs.sides), size(ys.sides), symmetric)
+}
+
 // cost estimates the work of a pair as the product of the graphs' adjacency
 // sizes, the number of terms in one mat-vec.
 func cost(a, b *side) float64 {
@@ -388,7 +401,7 @@ func cost(a, b *side) float64 {
 // done must only write memory owned by its pair's members (see forMembers).
 // Unconverged solves are collected for every member pair, sorted by (I, J).
 func run(xs, ys sideSet, symmetric bool, opt *Options, done func(ps *pairSolver, p schedule.Pair, res solveResult) error) ([]Unconverged, error) {
-	ps := schedule.Pairs(len(xs.sides), len(ys.sides), symmetric)
+	ps := largestFirst(xs, ys, symmetric)
 	return runPairs(xs, ys, ps, opt, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		res := s.solvePrimal()
 		return res, done(s, p, res)
@@ -410,7 +423,6 @@ func memberPairs(xs, ys sideSet, symmetric bool) func(p schedule.Pair, f func(i,
 // runPairs prepares every pair of ps, largest first, and calls solve on it in
 // the worker that prepared it, collecting unconverged results.
 func runPairs(xs, ys sideSet, ps []schedule.Pair, opt *Options, solve func(s *pairSolver, p schedule.Pair) (solveResult, error), members func(p schedule.Pair, f func(i, j int))) ([]Unconverged, error) {
-	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs.sides[p.I], &ys.sides[p.J]) })
 	nw := schedule.Workers(opt.NJobs)
 	solvers := newSolvers(nw)
 	bad := make([][]Unconverged, nw)
@@ -529,6 +541,7 @@ func Diag(X []*graph.Graph, startX [][]float64, opt Options, out []float64) ([]U
 	for i := range ps {
 		ps[i] = schedule.Pair{I: i, J: i}
 	}
+	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs.sides[p.I], &xs.sides[p.J]) })
 	return runPairs(xs, xs, ps, &o, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		res := s.solvePrimal()
 		k := s.value()

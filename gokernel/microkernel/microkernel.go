@@ -44,6 +44,36 @@ type BrownianBridge struct {
 	Col int
 }
 
+// DotProduct is σ0² + x·y over the Width columns from Col.
+type DotProduct struct {
+	Sigma0     float64
+	Col, Width int
+}
+
+// Convolution compares two multisets stored as count (or weight) vectors: the
+// Width columns from Col hold how many times each element of a vocabulary occurs,
+// Values[i] is the value of element i, and K compares two element values (it reads
+// column 0 of one-column rows). The value is the mean of K over all pairs of
+// elements, Σᵢⱼ xᵢ yⱼ K(vᵢ, vⱼ) / (Σxᵢ · Σyⱼ); two empty multisets (total count ≤ 0)
+// give 1 and an empty with a non-empty one 0, which keeps the kernel positive
+// semi-definite (the empty multiset is one more, orthogonal, point).
+type Convolution struct {
+	K          Kernel
+	Col, Width int
+	Values     []float64
+}
+
+// Table looks the value up in a table over discrete labels: Labels[i] is the
+// label of row and column i of the Len(Labels)² row-major Matrix. A label that
+// is not in the table is similar (1) only to an equal label and 0 to anything
+// else. It has no hyperparameters.
+type Table struct {
+	Col    int
+	Labels []float64
+	Matrix []float64
+	pos    map[float64]int
+}
+
 // Sum is the sum of its terms.
 type Sum struct{ Terms []Kernel }
 
@@ -141,6 +171,140 @@ func (k *BrownianBridge) EvalGrad(x, y, grad []float64) float64 {
 }
 func (k *BrownianBridge) maxCol() int { return k.Col + 1 }
 
+func (k *DotProduct) dot(x, y []float64) float64 {
+	s := 0.0
+	for c := k.Col; c < k.Col+k.Width; c++ {
+		s += x[c] * y[c]
+	}
+	return s
+}
+
+// Eval implements Kernel.
+func (k *DotProduct) Eval(x, y []float64) float64 { return k.Sigma0*k.Sigma0 + k.dot(x, y) }
+
+// NumParams implements Kernel.
+func (k *DotProduct) NumParams() int { return 1 }
+
+// EvalGrad implements Kernel.
+func (k *DotProduct) EvalGrad(x, y, grad []float64) float64 {
+	grad[0] = 2 * k.Sigma0
+	return k.Eval(x, y)
+}
+func (k *DotProduct) maxCol() int { return k.Col + k.Width }
+
+func (k *Convolution) total(x []float64) float64 {
+	s := 0.0
+	for c := k.Col; c < k.Col+k.Width; c++ {
+		s += x[c]
+	}
+	return s
+}
+
+// Eval implements Kernel.
+func (k *Convolution) Eval(x, y []float64) float64 {
+	return k.EvalGrad(x, y, nil)
+}
+
+// NumParams implements Kernel.
+func (k *Convolution) NumParams() int { return k.K.NumParams() }
+
+// EvalGrad implements Kernel; grad nil computes the value only.
+func (k *Convolution) EvalGrad(x, y, grad []float64) float64 {
+	np := k.K.NumParams()
+	if grad != nil {
+		clear(grad[:np])
+	}
+	nx, ny := k.total(x), k.total(y)
+	if nx <= 0 || ny <= 0 {
+		if nx <= 0 && ny <= 0 {
+			return 1
+		}
+		return 0
+	}
+	var g []float64
+	if grad != nil && np > 0 {
+		g = make([]float64, np)
+	}
+	s := 0.0
+	for i := 0; i < k.Width; i++ {
+		xi := x[k.Col+i]
+		if xi == 0 {
+			continue
+		}
+		vi := k.Values[i : i+1]
+		for j := 0; j < k.Width; j++ {
+			yj := y[k.Col+j]
+			if yj == 0 {
+				continue
+			}
+			vj := k.Values[j : j+1]
+			w := xi * yj
+			if g == nil {
+				s += w * k.K.Eval(vi, vj)
+				continue
+			}
+			s += w * k.K.EvalGrad(vi, vj, g)
+			for p, d := range g {
+				grad[p] += w * d
+			}
+		}
+	}
+	n := nx * ny
+	for p := range g {
+		grad[p] /= n
+	}
+	return s / n
+}
+func (k *Convolution) maxCol() int { return k.Col + k.Width }
+
+// NewTable builds a Table; labels must be distinct and the matrix square and symmetric.
+func NewTable(col int, labels, matrix []float64) (*Table, error) {
+	n := len(labels)
+	if n == 0 || len(matrix) != n*n {
+		return nil, fmt.Errorf("kernel \"table\": %d labels need a %d×%d matrix, got %d values", n, n, n, len(matrix))
+	}
+	pos := make(map[float64]int, n)
+	for i, l := range labels {
+		if _, dup := pos[l]; dup {
+			return nil, fmt.Errorf("kernel \"table\": label %v appears twice", l)
+		}
+		pos[l] = i
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := matrix[i*n+j]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("kernel \"table\": entry (%d, %d) = %v is not finite", i, j, v)
+			}
+			if v != matrix[j*n+i] {
+				return nil, fmt.Errorf("kernel \"table\": the matrix is not symmetric at (%d, %d)", i, j)
+			}
+		}
+	}
+	return &Table{Col: col, Labels: labels, Matrix: matrix, pos: pos}, nil
+}
+
+// Eval implements Kernel.
+func (k *Table) Eval(x, y []float64) float64 {
+	a, b := x[k.Col], y[k.Col]
+	i, okx := k.pos[a]
+	j, oky := k.pos[b]
+	if okx && oky {
+		return k.Matrix[i*len(k.Labels)+j]
+	}
+	if !okx && !oky && a == b {
+		return 1
+	}
+	return 0
+}
+
+// NumParams implements Kernel.
+func (k *Table) NumParams() int { return 0 }
+
+// EvalGrad implements Kernel.
+func (k *Table) EvalGrad(x, y, grad []float64) float64 { return k.Eval(x, y) }
+func (k *Table) maxCol() int                           { return k.Col + 1 }
+
 // Eval implements Kernel.
 func (k *Sum) Eval(x, y []float64) float64 {
 	s := 0.0
@@ -229,8 +393,8 @@ func (k *Normalized) EvalGrad(x, y, grad []float64) float64 {
 		}
 		return 0
 	}
-	s := 1 / math.Sqrt(kxx*kyy)
-	v := kxy * s
+	r := math.Sqrt(kxx * kyy)
+	s, v := 1/r, kxy/r // v exactly as Eval computes it
 	for i := 0; i < np; i++ {
 		grad[i] = grad[i]*s - 0.5*v*(gxx[i]/kxx+gyy[i]/kyy)
 	}
@@ -268,6 +432,10 @@ type node struct {
 	Terms       []json.RawMessage `json:"terms"`
 	Kernel      json.RawMessage   `json:"kernel"`
 	Index       *int              `json:"index"`
+	Sigma0      *float64          `json:"sigma_0"`
+	Values      []float64         `json:"values"`
+	Labels      []float64         `json:"labels"`
+	Matrix      [][]float64       `json:"matrix"`
 }
 
 // Parse builds a kernel from its JSON expression (docs/abi.md).
@@ -359,6 +527,42 @@ func parse(b []byte, index *[]int, depth int) (Kernel, error) {
 		leaf()
 		c, err := need("c", n.C, true)
 		return &BrownianBridge{C: c, Col: n.Col}, err
+	case "dot_product":
+		leaf()
+		s, err := need("sigma_0", n.Sigma0, false)
+		return &DotProduct{Sigma0: s, Col: n.Col, Width: width}, err
+	case "convolution":
+		if len(n.Kernel) == 0 {
+			return nil, fmt.Errorf("kernel \"convolution\": missing \"kernel\"")
+		}
+		if len(n.Values) != width {
+			return nil, fmt.Errorf("kernel \"convolution\": %d values for width %d", len(n.Values), width)
+		}
+		for _, v := range n.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("kernel \"convolution\": value %v is not finite", v)
+			}
+		}
+		k, err := parse(n.Kernel, index, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if k.maxCol() > 1 {
+			return nil, fmt.Errorf("kernel \"convolution\": its element kernel must read column 0 only, it reads up to column %d", k.maxCol()-1)
+		}
+		return &Convolution{K: k, Col: n.Col, Width: width, Values: n.Values}, nil
+	case "table":
+		if n.Width != nil && *n.Width != 1 {
+			return nil, fmt.Errorf("kernel \"table\": compares one column, got width %d", *n.Width)
+		}
+		flat := make([]float64, 0, len(n.Labels)*len(n.Labels))
+		for _, row := range n.Matrix {
+			if len(row) != len(n.Labels) {
+				return nil, fmt.Errorf("kernel \"table\": a row of %d values for %d labels", len(row), len(n.Labels))
+			}
+			flat = append(flat, row...)
+		}
+		return NewTable(n.Col, n.Labels, flat)
 	case "sum":
 		ts, err := children()
 		return &Sum{Terms: ts}, err

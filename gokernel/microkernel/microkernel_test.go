@@ -17,6 +17,9 @@ func mustParse(t *testing.T, spec string) Kernel {
 	return k
 }
 
+const convAB = `{"kind": "convolution", "col": 0, "width": 3, "values": [0, 1, 2], "kernel": {"kind": "kronecker_delta", "h": 0.5, "col": 0}}`
+const table = `{"kind": "table", "col": 0, "labels": [1, 2], "matrix": [[1, 0.3], [0.3, 2]]}`
+
 func TestValues(t *testing.T) {
 	x := []float64{1, 2.0, 0.5, -1}
 	y := []float64{1, 3.0, 0.5, 1}
@@ -41,6 +44,20 @@ func TestValues(t *testing.T) {
 		// normalized(δ·SE) between different points and of a point with itself.
 		{`{"kind": "normalized", "kernel": {"kind": "product", "terms": [{"kind": "kronecker_delta", "h": 0.5, "col": 1}, {"kind": "square_exponential", "length_scale": 1, "col": 3}]}}`, x, y, 0.5 * math.Exp(-2)},
 		{`{"kind": "normalized", "kernel": {"kind": "product", "terms": [{"kind": "kronecker_delta", "h": 0.5, "col": 1}, {"kind": "square_exponential", "length_scale": 1, "col": 3}]}}`, y, y, 1},
+		{`{"kind": "dot_product", "sigma_0": 0.5, "col": 1, "width": 2}`, x, y, 0.25 + 6 + 0.25},
+		// Multisets over a vocabulary of 3 values in columns 0..2: {a, a, b} against {b, c}.
+		{convAB, []float64{2, 1, 0}, []float64{0, 1, 1}, (2*0.5 + 2*0.5 + 1*1 + 1*0.5) / 6},
+		{convAB, []float64{2, 1, 0}, []float64{0, 0, 0}, 0},
+		{convAB, []float64{0, 0, 0}, []float64{0, 0, 0}, 1},
+		{convAB, []float64{0, 3, 0}, []float64{0, 1, 0}, 1},
+		// Element values compared by a square exponential: |3 − 5| = 2.
+		{`{"kind": "convolution", "col": 0, "width": 2, "values": [3, 5], "kernel": {"kind": "square_exponential", "length_scale": 2, "col": 0}}`,
+			[]float64{1, 0}, []float64{0, 1}, math.Exp(-0.5)},
+		{table, []float64{1}, []float64{2}, 0.3},
+		{table, []float64{2}, []float64{2}, 2},
+		{table, []float64{1}, []float64{7}, 0},
+		{table, []float64{7}, []float64{7}, 1},
+		{table, []float64{7}, []float64{8}, 0},
 	} {
 		k := mustParse(t, tc.spec)
 		if got := k.Eval(tc.x, tc.y); math.Abs(got-tc.want) > 1e-15 {
@@ -105,6 +122,15 @@ func TestParseErrors(t *testing.T) {
 		{`{"kind": "normalized"}`, `missing "kernel"`},
 		{`{"kind": "normalized", "kernel": {"kind": "nope"}}`, "unknown kernel kind"},
 		{`{"kind": "constant", "c": "one"}`, "kernel expression"},
+		{`{"kind": "dot_product"}`, `missing "sigma_0"`},
+		{`{"kind": "convolution", "values": [1]}`, `missing "kernel"`},
+		{`{"kind": "convolution", "width": 2, "values": [1], "kernel": {"kind": "constant", "c": 1}}`, "1 values for width 2"},
+		{`{"kind": "convolution", "values": [1], "kernel": {"kind": "kronecker_delta", "h": 0.5, "col": 1}}`, "column 0 only"},
+		{`{"kind": "table", "labels": [], "matrix": []}`, "0 labels"},
+		{`{"kind": "table", "labels": [1, 1], "matrix": [[1, 0], [0, 1]]}`, "appears twice"},
+		{`{"kind": "table", "labels": [1, 2], "matrix": [[1, 0.5], [0.4, 1]]}`, "not symmetric"},
+		{`{"kind": "table", "labels": [1, 2], "matrix": [[1, 0.5], [0.5]]}`, "a row of 1 values"},
+		{`{"kind": "table", "labels": [1], "matrix": [[1]], "width": 2}`, "width 2"},
 	} {
 		_, err := Parse(tc.spec)
 		if err == nil || !strings.Contains(err.Error(), tc.contains) {
@@ -124,6 +150,12 @@ func params(k Kernel) []*float64 {
 		return []*float64{&k.LengthScale}
 	case *BrownianBridge:
 		return []*float64{&k.C}
+	case *DotProduct:
+		return []*float64{&k.Sigma0}
+	case *Convolution:
+		return params(k.K)
+	case *Table:
+		return nil
 	case *Sum:
 		var ps []*float64
 		for _, t := range k.Terms {
@@ -144,10 +176,10 @@ func params(k Kernel) []*float64 {
 
 func TestEvalGradFiniteDifferences(t *testing.T) {
 	pts := [][]float64{
-		{0, 0.3, 1.0},
-		{0, -0.4, 1.5},
-		{1, 0.3, -0.2},
-		{2, 1.1, 0.4},
+		{0, 0.3, 1.0, 2, 0, 1},
+		{0, -0.4, 1.5, 0, 0, 0},
+		{1, 0.3, -0.2, 1, 1, 0},
+		{2, 1.1, 0.4, 0, 3, 2},
 	}
 	for _, spec := range []string{
 		`{"kind": "constant", "c": 0.7}`,
@@ -163,6 +195,13 @@ func TestEvalGradFiniteDifferences(t *testing.T) {
 			{"kind": "sum", "terms": [{"kind": "square_exponential", "length_scale": 1.0, "col": 1}, {"kind": "constant", "c": 0.01}]}]}}`,
 		`{"kind": "normalized", "kernel": {"kind": "sum", "terms": [{"kind": "kronecker_delta", "h": 0.3, "col": 0}, {"kind": "square_exponential", "length_scale": 0.05, "col": 1}]}}`,
 		`{"kind": "sum", "terms": [{"kind": "normalized", "kernel": {"kind": "brownian_bridge", "c": 2, "col": 1}}, {"kind": "product", "terms": [{"kind": "constant", "c": 0.5}, {"kind": "square_exponential", "length_scale": 2, "col": 2}]}]}`,
+		`{"kind": "dot_product", "sigma_0": 0.7, "col": 1, "width": 2}`,
+		`{"kind": "normalized", "kernel": {"kind": "dot_product", "sigma_0": 0.7, "col": 0, "width": 3}}`,
+		`{"kind": "convolution", "col": 3, "width": 3, "values": [0, 1, 2], "kernel": {"kind": "kronecker_delta", "h": 0.4, "col": 0}}`,
+		`{"kind": "normalized", "kernel": {"kind": "convolution", "col": 3, "width": 3, "values": [3, 5, 6],
+			"kernel": {"kind": "product", "terms": [{"kind": "square_exponential", "length_scale": 1.5, "col": 0}, {"kind": "constant", "c": 0.5}]}}}`,
+		`{"kind": "product", "terms": [{"kind": "table", "col": 0, "labels": [0, 1, 2], "matrix": [[1, 0.2, 0.1], [0.2, 1, 0.3], [0.1, 0.3, 1]]},
+			{"kind": "square_exponential", "length_scale": 0.8, "col": 1}]}`,
 	} {
 		k := mustParse(t, spec)
 		ps := params(k)
@@ -232,6 +271,11 @@ func FuzzParse(f *testing.F) {
 		`{"kind": "square_exponential", "length_scale": 2, "col": 0, "width": 3}`,
 		`{"kind": "sum", "terms": [{"kind": "brownian_bridge", "c": 3, "col": 0}, {"kind": "constant", "c": 2}]}`,
 		`{"kind": "normalized", "kernel": {"kind": "product", "terms": [{"kind": "constant", "c": 0}]}}`,
+		`{"kind": "dot_product", "sigma_0": 1, "col": 0, "width": 2, "index": 0}`,
+		convAB,
+		`{"kind": "convolution", "col": 1, "width": 2, "values": [3, 5], "kernel": {"kind": "square_exponential", "length_scale": 2, "col": 0}}`,
+		table,
+		`{"kind": "normalized", "kernel": {"kind": "table", "col": 1, "labels": [0], "matrix": [[0]]}}`,
 	} {
 		f.Add(s)
 	}

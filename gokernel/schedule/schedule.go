@@ -45,6 +45,42 @@ func NumPairs(n, m int, symmetric bool) int {
 	return n * m
 }
 
+// PairsLargestFirst lists the entries Pairs(n, m, symmetric) lists, ordered so
+// that the costliest start first when the cost of (i, j) grows with both sizeX[i]
+// and sizeY[j] (e.g. their product): rows by decreasing sizeX, and in each row
+// the partners by decreasing sizeY. Only the n + m sizes are sorted, so a
+// matrix of millions of pairs is ordered in time linear in its entries
+// (sorting every pair by cost took seconds that nothing could interrupt).
+// When symmetric, sizeY is ignored and each pair is listed once with I ≤ J.
+func PairsLargestFirst(sizeX, sizeY []float64, symmetric bool) []Pair {
+	byDecreasing := func(size []float64) []int {
+		idx := make([]int, len(size))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return size[idx[a]] > size[idx[b]] })
+		return idx
+	}
+	rows := byDecreasing(sizeX)
+	if symmetric {
+		ps := make([]Pair, 0, NumPairs(len(rows), 0, true))
+		for a, i := range rows {
+			for _, j := range rows[a:] {
+				ps = append(ps, Pair{min(i, j), max(i, j)})
+			}
+		}
+		return ps
+	}
+	cols := byDecreasing(sizeY)
+	ps := make([]Pair, 0, len(rows)*len(cols))
+	for _, i := range rows {
+		for _, j := range cols {
+			ps = append(ps, Pair{i, j})
+		}
+	}
+	return ps
+}
+
 // LargestFirst sorts pairs by decreasing cost so that the longest tasks start
 // first and the last ones to finish are short (a simple longest-processing-time rule).
 func LargestFirst(ps []Pair, cost func(Pair) float64) {

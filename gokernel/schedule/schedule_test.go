@@ -109,3 +109,33 @@ func TestControlAt(t *testing.T) {
 		t.Error("NumPairs disagrees with Pairs")
 	}
 }
+
+func TestPairsLargestFirst(t *testing.T) {
+	sx := []float64{3, 9, 1, 9, 4}
+	sy := []float64{2, 7, 5}
+	for _, tc := range []struct {
+		sym  bool
+		m    int
+		size []float64
+	}{{true, 5, sx}, {false, 3, sy}} {
+		ps := PairsLargestFirst(sx, tc.size, tc.sym)
+		want := map[Pair]bool{}
+		for _, p := range Pairs(5, tc.m, tc.sym) {
+			want[p] = true
+		}
+		if len(ps) != len(want) {
+			t.Fatalf("sym=%v: %d pairs, want %d", tc.sym, len(ps), len(want))
+		}
+		for _, p := range ps {
+			if !want[p] {
+				t.Fatalf("sym=%v: unexpected or repeated pair %v", tc.sym, p)
+			}
+			delete(want, p)
+		}
+		// The first pair joins the largest graphs, the last the smallest.
+		first, last := ps[0], ps[len(ps)-1]
+		if sx[first.I]*tc.size[first.J] < sx[last.I]*tc.size[last.J] {
+			t.Errorf("sym=%v: first %v costs less than last %v", tc.sym, first, last)
+		}
+	}
+}

@@ -186,7 +186,10 @@ def _columns(graphs_by_name, attr, kind, why):
 def _feature_matrix(graphs_by_name, attrs, kind):
     """Pack the attributes ``attrs`` (name -> why it is needed) of every graph of the call.
 
-    Returns ({list name: feature matrix}, layout) with layout name -> (column, width).
+    Returns ({list name: feature matrix}, layout) with layout name -> (column, width,
+    "str" or "num", vocabulary): the vocabulary is the sorted distinct values of a
+    string attribute, or a function returning those of a numeric scalar attribute
+    (computed on demand), in this call; None for vectors.
     String labels become codes from one vocabulary of all strings of the call:
     their sorted order, so equal strings get equal codes whatever process built
     the graphs.
@@ -196,16 +199,28 @@ def _feature_matrix(graphs_by_name, attrs, kind):
     col = 0
     for attr, why in attrs.items():
         width, value_kind = _columns(graphs_by_name, attr, kind, why)
-        layout[attr] = (col, width) if value_kind == "num" else (col, width, "str")
         plan.append((attr, col, width, value_kind))
         col += width
     vocab = {}
-    for attr, _, _, value_kind in plan:
+    for attr, c, width, value_kind in plan:
+        parts = [a for _, graphs in graphs_by_name for g in graphs
+                 for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)]
+                 if a is not None and a.size]
         if value_kind == "str":
-            parts = [a for _, graphs in graphs_by_name for g in graphs
-                     for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)]
-                     if a is not None and a.size and a.dtype.kind == "U"]
+            parts = [a for a in parts if a.dtype.kind == "U"]
             vocab[attr] = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype="U1")
+            # The 4th entry: the call's vocabulary, label i coded as i (tables over labels).
+            layout[attr] = (c, width, "str", vocab[attr].tolist())
+        elif width == 1:
+            # The distinct values of a numeric scalar attribute in this call, for base
+            # kernels tabulated over the labels that occur (LabelFunction); computed
+            # only when such a kernel asks (a callable), as most kernels never do.
+            def values(parts=parts):
+                v = np.unique(np.concatenate([np.ravel(a) for a in parts])) if parts else np.zeros(0)
+                return v.astype(np.float64).tolist()
+            layout[attr] = (c, width, "num", values)
+        else:
+            layout[attr] = (c, width, "num", None)
     out = {}
     for name, graphs in graphs_by_name:
         counts = [g.n_nodes if kind == "node" else g.n_edges for g in graphs]
@@ -286,8 +301,9 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None):
     Returns
     -------
     px, py : Packed (py is None without Y)
-    node_layout, edge_layout : dict of str to (int, int)
-        Attribute name -> (first column, width) in the feature matrices.
+    node_layout, edge_layout : dict of str to tuple
+        Attribute name -> (first column, width, "str" or "num", vocabulary) in the
+        feature matrices (see ``_feature_matrix``).
     """
     lists = [("X", X)] + ([] if Y is None else [("Y", Y)])
     node_feat, node_layout = _feature_matrix(lists, dict(node_attrs), "node")
@@ -323,6 +339,8 @@ def evaluate_base_kernel(kernel, x, y, index, name):
             strings = True
             vocab = sorted({str(a), str(b)})
             a, b = [float(vocab.index(str(a)))], [float(vocab.index(str(b)))]
+        else:
+            vocab = None
         try:
             a = np.asarray(a, dtype=np.float64).ravel()
             b = np.asarray(b, dtype=np.float64).ravel()
@@ -333,7 +351,10 @@ def evaluate_base_kernel(kernel, x, y, index, name):
                              % (name, a.size, b.size, attr))
         if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
             raise ValueError("%s: attribute %r contains NaN or infinity" % (name, attr))
-        layout[attr] = (col, a.size, "str") if strings else (col, a.size)
+        if strings:
+            layout[attr] = (col, a.size, "str", vocab)
+        else:
+            layout[attr] = (col, a.size, "num", sorted({float(a[0]), float(b[0])}) if a.size == 1 else None)
         col += a.size
         xs.append(a)
         ys.append(b)
@@ -451,12 +472,18 @@ def _run(function, args, ctl, verbose, desc):
     Go workers to stop, and is raised again.
     """
     result = {}
+    # An Event, not Thread.is_alive(): after a join() interrupted by Ctrl-C,
+    # CPython (3.11) may report a running thread as stopped, and the arrays Go is
+    # reading must outlive the call.
+    finished = threading.Event()
 
     def target():
         try:
             result["value"] = function(*args)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             result["error"] = exc
+        finally:
+            finished.set()
 
     worker = threading.Thread(target=target, name="graphgram-go-call", daemon=True)
     show = get_config()["progress"] if verbose is None else bool(verbose)
@@ -464,8 +491,7 @@ def _run(function, args, ctl, verbose, desc):
     t0 = time.monotonic()
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(_POLL)
+        while not finished.wait(_POLL):
             if show and bar is None and time.monotonic() - t0 > _PROGRESS_DELAY and ctl[2] > 0:
                 bar = _progress_bar(int(ctl[2]), desc)
             if bar is not None:
@@ -474,9 +500,9 @@ def _run(function, args, ctl, verbose, desc):
                 bar.update(int(ctl[1]) - bar.n)
     except KeyboardInterrupt:
         ctl[0] = 1
-        while worker.is_alive():
+        while not finished.is_set():
             try:
-                worker.join()
+                finished.wait()
             except KeyboardInterrupt:  # a second Ctrl-C while the workers stop
                 pass
         raise

@@ -9,6 +9,13 @@ to named graph attributes by :class:`TensorProduct` (product over attributes) or
     from graphgram.microkernels import TensorProduct, KroneckerDelta, SquareExponential
     node_kernel = TensorProduct(label=KroneckerDelta(0.5), charge=SquareExponential(1.0))
 
+Set- and vector-valued attributes: :class:`Convolution` compares multisets
+stored as count vectors (the mean of an element kernel over all pairs),
+:class:`DotProduct` and :class:`SquareExponential` (alias :class:`RBF`) compare
+vectors. Discrete labels may also be compared by a user-given table
+(:class:`LabelTable`) or Python function (:class:`LabelFunction`, tabulated
+once per call over the labels that occur).
+
 Kernels combine with ``+`` and ``*`` (numbers become :class:`Constant`) and
 ``.normalized`` gives k(x, y) / sqrt(k(x, x) k(y, y)).
 
@@ -16,7 +23,8 @@ Hyperparameters follow scikit-learn's kernel conventions. Every elementary
 kernel has exactly one hyperparameter (``c``, ``h``, ``length_scale``) with
 bounds ``<name>_bounds``, a pair ``(low, high)`` or ``"fixed"``. A
 hyperparameter's full name is its path through the expression joined by
-``__``: the attribute name under :class:`TensorProduct`/:class:`Additive`,
+``__`` (:class:`LabelTable` and :class:`LabelFunction` have none;
+:class:`Convolution` has its element kernel's, under ``kernel``): the attribute name under :class:`TensorProduct`/:class:`Additive`,
 ``k1``/``k2`` under ``+`` and ``*`` (:class:`Sum`, :class:`Product`) and
 ``kernel`` under :class:`Normalized`, e.g. ``label__h`` or
 ``k1__charge__length_scale``. The same names work with ``set_params``, so that a
@@ -43,6 +51,11 @@ __all__ = [
     "KroneckerDelta",
     "SquareExponential",
     "BrownianBridge",
+    "DotProduct",
+    "RBF",
+    "Convolution",
+    "LabelTable",
+    "LabelFunction",
     "TensorProduct",
     "Additive",
     "Sum",
@@ -250,6 +263,8 @@ class MicroKernel:
             leaves = iter(self._leaves())
 
             def tag(node):
+                if node["kind"] == "table":
+                    return  # no hyperparameters
                 if "terms" in node:
                     for t in node["terms"]:
                         tag(t)
@@ -401,7 +416,7 @@ class _Elementary(MicroKernel):
             return {"kind": self._kind, self._param: val}
         if binding is None:
             raise _unbound_error(self, path)
-        col, width, strings = binding
+        col, width, strings = binding[:3]
         if strings and not self._strings:
             raise TypeError("%s%s compares numbers, but its attribute holds strings"
                             % (type(self).__name__, " (at %s)" % path.rstrip("_") if path else ""))
@@ -500,6 +515,272 @@ class BrownianBridge(_Elementary):
         return {"kind": self._kind, "c": val, "col": col}
 
 
+class DotProduct(_Elementary):
+    """k(x, y) = σ0² + x · y for scalars or fixed-length vectors (scikit-learn's DotProduct).
+
+    Use ``DotProduct(...).normalized`` for the cosine similarity of two vectors.
+
+    Parameters
+    ----------
+    sigma_0 : float, default=1.0
+        σ0 >= 0, the inhomogeneity.
+    sigma_0_bounds : pair of float or "fixed", default=(1e-5, 1e5)
+    """
+
+    _param = "sigma_0"
+    _kind = "dot_product"
+
+    def __init__(self, sigma_0=1.0, sigma_0_bounds=(1e-5, 1e5)):
+        self.sigma_0 = sigma_0
+        self.sigma_0_bounds = sigma_0_bounds
+
+
+#: The radial basis function kernel on scalars and vectors: another name of :class:`SquareExponential`.
+RBF = SquareExponential
+
+
+def _check_psd(matrix, what):
+    m = np.asarray(matrix, dtype=np.float64)
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
+        raise ValueError("%s: the table must be a non-empty square matrix, got shape %s" % (what, m.shape))
+    if not np.all(np.isfinite(m)):
+        raise ValueError("%s: the table contains NaN or infinity" % what)
+    if not np.allclose(m, m.T, rtol=0, atol=1e-12):
+        raise ValueError("%s: the table is not symmetric" % what)
+    m = (m + m.T) / 2
+    low = float(np.linalg.eigvalsh(m).min())
+    if low < -1e-9 * max(1.0, float(np.abs(m).max())):
+        raise ValueError("%s: the table is not positive semi-definite (smallest eigenvalue %.3g); a "
+                         "graph kernel built on it would not be a kernel" % (what, low))
+    return m
+
+
+class _Tabulated(MicroKernel):
+    """A kernel given by a table over discrete labels, without hyperparameters."""
+
+    def _leaves(self, prefix=""):
+        return iter(())
+
+    def _attr_order(self):
+        return []
+
+    def _has_binding(self):
+        return False
+
+    def _table(self, vocab, strings, path):  # pragma: no cover - overridden
+        """(labels as the feature matrix codes them, matrix)."""
+        raise NotImplementedError
+
+    def _spec(self, layout, binding, path):
+        if binding is None:
+            raise _unbound_error(self, path)
+        col, width, strings = binding[:3]
+        vocab = binding[3] if len(binding) > 3 else None
+        if callable(vocab):
+            vocab = vocab()  # numeric attributes' values are computed on demand
+        if width != 1:
+            raise ValueError("%s%s compares single labels, but its attribute has width %d"
+                             % (type(self).__name__, " (at %s)" % path.rstrip("_") if path else "", width))
+        labels, matrix = self._table(vocab, strings, path)
+        if not labels:
+            # No label of the table occurs in this call: a one-label table of a code
+            # no value has; every label then compares by equality.
+            labels, matrix = [float(len(vocab or []))], np.ones((1, 1))
+        return {"kind": "table", "col": col, "labels": [float(v) for v in labels],
+                "matrix": np.asarray(matrix, dtype=np.float64).tolist()}
+
+
+class LabelTable(_Tabulated):
+    """A base kernel given as a table over discrete labels: k(a, b) = table[a, b].
+
+    The table must be symmetric positive semi-definite (checked). Two labels
+    that are not both in the table compare as 1 if equal and 0 otherwise. The
+    kernel has no hyperparameters and combines with the others (``*``, ``+``,
+    ``.normalized``, inside :class:`Convolution`).
+
+    Parameters
+    ----------
+    table : mapping or array-like
+        A mapping ``{(a, b): value}`` (the symmetric entry is implied; a missing
+        diagonal entry is 1, a missing off-diagonal entry 0), or a square matrix
+        whose rows and columns are ``labels``.
+    labels : sequence, optional
+        The labels (strings or numbers) of the matrix rows, required with a matrix.
+
+    Examples
+    --------
+    >>> LabelTable({("C", "N"): 0.5, ("C", "O"): 0.3, ("N", "O"): 0.4})  # doctest: +SKIP
+    """
+
+    def __init__(self, table, labels=None):
+        self.table = table
+        self.labels = labels
+        self._labels, self._matrix = self._normalize(table, labels)
+
+    @staticmethod
+    def _normalize(table, labels):
+        if isinstance(table, Mapping):
+            if labels is not None:
+                raise ValueError("LabelTable: give labels only with a matrix, not with a mapping")
+            labs = []
+            for key in table:
+                if not (isinstance(key, tuple) and len(key) == 2):
+                    raise ValueError("LabelTable: mapping keys must be pairs (a, b), got %r" % (key,))
+                for lab in key:
+                    if lab not in labs:
+                        labs.append(lab)
+            n = len(labs)
+            m = np.eye(n)
+            seen = {}
+            for (a, b), v in table.items():
+                i, j = labs.index(a), labs.index(b)
+                if (j, i) in seen and seen[(j, i)] != v:
+                    raise ValueError("LabelTable: (%r, %r) and (%r, %r) have different values" % (a, b, b, a))
+                seen[(i, j)] = v
+                m[i, j] = m[j, i] = float(v)
+        else:
+            if labels is None:
+                raise ValueError("LabelTable: a matrix needs its labels")
+            labs = list(labels)
+            if len(set(labs)) != len(labs):
+                raise ValueError("LabelTable: labels must be distinct")
+            m = np.asarray(table, dtype=np.float64)
+            if m.shape != (len(labs), len(labs)):
+                raise ValueError("LabelTable: %d labels need a %d×%d matrix, got shape %s"
+                                 % (len(labs), len(labs), len(labs), m.shape))
+        kinds = {isinstance(v, (str, np.str_)) for v in labs}
+        if len(kinds) > 1:
+            raise ValueError("LabelTable: labels must be all strings or all numbers")
+        return labs, _check_psd(m, "LabelTable")
+
+    def _own_params(self):
+        return {"table": self.table, "labels": self.labels}
+
+    def _set_own(self, name, value):
+        setattr(self, name, value)
+        self._labels, self._matrix = self._normalize(self.table, self.labels)
+
+    def __repr__(self):
+        return "LabelTable(%r)" % (self.table,) if self.labels is None else \
+            "LabelTable(%r, labels=%r)" % (self.table, self.labels)
+
+    def _table(self, vocab, strings, path):
+        str_labels = bool(self._labels) and isinstance(self._labels[0], (str, np.str_))
+        if str_labels != strings:
+            raise TypeError("LabelTable%s has %s labels, but its attribute holds %s"
+                            % (" (at %s)" % path.rstrip("_") if path else "",
+                               "string" if str_labels else "numeric", "strings" if strings else "numbers"))
+        if not strings:
+            return [float(v) for v in self._labels], self._matrix
+        vocab = list(vocab or [])
+        keep = [i for i, lab in enumerate(self._labels) if lab in vocab]
+        codes = [float(vocab.index(self._labels[i])) for i in keep]
+        return codes, self._matrix[np.ix_(keep, keep)]
+
+
+class LabelFunction(_Tabulated):
+    """A base kernel given by a Python function on two discrete labels.
+
+    ``func(a, b)`` is tabulated once per call over the labels of the attribute
+    that occur in that call (all graphs of X and Y), checked symmetric positive
+    semi-definite, and passed to the Go core as a :class:`LabelTable`. Suits
+    discrete attributes with few distinct values (elements, bond orders, hashes
+    of small vocabularies); the table has one row per distinct value.
+
+    Parameters
+    ----------
+    func : callable (a, b) -> float
+        Called with labels as stored (strings, or numbers as float).
+    """
+
+    def __init__(self, func):
+        if not callable(func):
+            raise TypeError("LabelFunction needs a callable, got %s" % type(func).__name__)
+        self.func = func
+
+    def _own_params(self):
+        return {"func": self.func}
+
+    def __repr__(self):
+        return "LabelFunction(%s)" % getattr(self.func, "__name__", repr(self.func))
+
+    def _table(self, vocab, strings, path):
+        if vocab is None:
+            raise ValueError("LabelFunction%s needs the values of a scalar attribute"
+                             % (" (at %s)" % path.rstrip("_") if path else ""))
+        vocab = list(vocab)
+        m = np.array([[float(self.func(a, b)) for b in vocab] for a in vocab]).reshape(len(vocab), len(vocab))
+        if not vocab:
+            return [], m
+        m = _check_psd(m, repr(self))
+        codes = [float(i) for i in range(len(vocab))] if strings else [float(v) for v in vocab]
+        return codes, m
+
+
+class Convolution(MicroKernel):
+    """Convolution kernel on multisets: the mean of a base kernel over all pairs of elements.
+
+    The attribute holds a multiset as a count vector over a vocabulary fixed by
+    whoever built the graphs (e.g. :func:`graphgram.molecules.from_rdkit`'s
+    ``neighbors``: counts of neighbouring elements; ``ring_sizes``: counts of the
+    rings of each size an atom is in). Column i counts element i, whose value is
+    ``values[i]`` (default i). For count vectors x, y::
+
+        k(x, y) = Σᵢⱼ xᵢ yⱼ kernel(values[i], values[j]) / (Σᵢ xᵢ · Σⱼ yⱼ)
+
+    and two empty multisets give 1, an empty and a non-empty one 0. Use
+    ``Convolution(...).normalized`` for the normalized mean (the cosine of the
+    sum kernel).
+
+    Parameters
+    ----------
+    kernel : MicroKernel
+        The kernel on element values (not bound to attributes), e.g.
+        ``KroneckerDelta(0.3)`` or ``SquareExponential(1.0)``.
+    values : sequence of float, optional
+        The value of each column's element; default 0, 1, 2, ...
+    """
+
+    def __init__(self, kernel, values=None):
+        if not isinstance(kernel, MicroKernel):
+            raise TypeError("Convolution needs a microkernel, got %s" % type(kernel).__name__)
+        if kernel._has_binding():
+            raise ValueError("Convolution(%r): the element kernel must not contain TensorProduct or Additive" % kernel)
+        self.kernel = kernel
+        self.values = values
+
+    def _children(self):
+        return [("kernel", self.kernel)]
+
+    def _own_params(self):
+        return {"kernel": self.kernel, "values": self.values}
+
+    def _set_own(self, name, value):
+        if name == "kernel" and not isinstance(value, MicroKernel):
+            raise TypeError("kernel needs a microkernel, got %s" % type(value).__name__)
+        setattr(self, name, value)
+
+    def __repr__(self):
+        return "Convolution(%r%s)" % (self.kernel, "" if self.values is None else ", values=%r" % (self.values,))
+
+    def _spec(self, layout, binding, path):
+        where = " (at %s)" % path.rstrip("_") if path else ""
+        if binding is None:
+            raise _unbound_error(self, path)
+        col, width, strings = binding[:3]
+        if strings:
+            raise TypeError("Convolution%s compares count vectors, but its attribute holds strings" % where)
+        values = list(range(width)) if self.values is None else [float(v) for v in self.values]
+        if len(values) != width:
+            raise ValueError("Convolution%s has %d values but its attribute has width %d" % (where, len(values), width))
+        if not all(math.isfinite(v) for v in values):
+            raise ValueError("Convolution%s: values must be finite" % where)
+        vocab = sorted(set(float(v) for v in values))
+        inner = self.kernel._spec(layout, (0, 1, False, vocab), path + "kernel__")
+        return {"kind": "convolution", "col": col, "width": width, "values": [float(v) for v in values],
+                "kernel": inner}
+
+
 # --------------------------------------------------------------------------
 # Attribute bindings
 # --------------------------------------------------------------------------
@@ -564,9 +845,11 @@ class _Binding(MicroKernel):
                 raise ValueError("attribute %r is not in the packed layout (%s)"
                                  % (name, ", ".join(layout) or "no attributes"))
             # A layout entry is (column, width) or (column, width, "str") for string labels.
+            # (column, width), (column, width, "str"|"num") or (column, width, "str"|"num", vocabulary).
             entry = layout[name]
             strings = len(entry) > 2 and entry[2] == "str"
-            terms.append(k._spec(layout, (int(entry[0]), int(entry[1]), strings), path + name + "__"))
+            vocab = entry[3] if len(entry) > 3 else None
+            terms.append(k._spec(layout, (int(entry[0]), int(entry[1]), strings, vocab), path + name + "__"))
         return {"kind": self._kind, "terms": terms}
 
 

@@ -4,6 +4,8 @@ RDKit and ASE are optional; the functions that need them say so when they are
 missing. The kernel preset for molecules is :func:`graphgram.molecular_kernel`.
 """
 
+import zlib
+
 import numpy as np
 
 from .graph import Graph
@@ -18,6 +20,52 @@ _SYMBOLS = (
 ATOMIC_NUMBERS = {s: z for z, s in enumerate(_SYMBOLS, start=1)}
 
 
+#: Vocabulary of the ``neighbors`` count vector: atomic numbers, 0 for any other element.
+NEIGHBOR_ELEMENTS = (1, 5, 6, 7, 8, 9, 14, 15, 16, 17, 35, 53, 0)
+#: Vocabulary of the ``ring_sizes`` count vector: 9 stands for rings of 9 atoms or more.
+RING_SIZES = (3, 4, 5, 6, 7, 8, 9)
+
+
+def _environment_hash(mol, atoms, radius):
+    """Morgan-style (ECFP) atom identifiers after ``radius`` iterations, as 31-bit integers.
+
+    The start invariant is (element, degree, hydrogens, charge, aromatic, in ring);
+    each iteration hashes an atom's identifier with the sorted (bond order,
+    identifier) pairs of its neighbours. CRC-32 keeps the hash the same in every
+    process and Python version.
+    """
+    ids = [zlib.crc32(repr((a.GetAtomicNum(), a.GetDegree(), a.GetTotalNumHs(), a.GetFormalCharge(),
+                            int(a.GetIsAromatic()), int(a.IsInRing()))).encode()) & 0x7FFFFFFF for a in atoms]
+    for _ in range(radius):
+        new = []
+        for a in atoms:
+            env = sorted((b.GetBondTypeAsDouble(), ids[b.GetOtherAtomIdx(a.GetIdx())]) for b in a.GetBonds())
+            new.append(zlib.crc32(repr((ids[a.GetIdx()], env)).encode()) & 0x7FFFFFFF)
+        ids = new
+    return np.array(ids, dtype=np.int64)
+
+
+def _rich_atom_features(mol, atoms, radius):
+    n = len(atoms)
+    col = {z: i for i, z in enumerate(NEIGHBOR_ELEMENTS)}
+    neighbors = np.zeros((n, len(NEIGHBOR_ELEMENTS)))
+    for a in atoms:
+        for nb in a.GetNeighbors():
+            neighbors[a.GetIdx(), col.get(nb.GetAtomicNum(), col[0])] += 1
+    rings = np.zeros((n, len(RING_SIZES)))
+    for ring in mol.GetRingInfo().AtomRings():
+        c = min(len(ring), RING_SIZES[-1]) - RING_SIZES[0]
+        for i in ring:
+            rings[i, c] += 1
+    return {
+        "neighbors": neighbors,
+        "ring_sizes": rings,
+        "chirality": np.array([int(a.GetChiralTag()) for a in atoms], dtype=np.int64),
+        "degree": np.array([a.GetDegree() for a in atoms], dtype=np.int64),
+        "environment": _environment_hash(mol, atoms, radius),
+    }
+
+
 def _rdkit():
     try:
         from rdkit import Chem
@@ -28,7 +76,7 @@ def _rdkit():
     return Chem
 
 
-def from_rdkit(mol, hydrogens="implicit"):
+def from_rdkit(mol, hydrogens="implicit", features="all", radius=1):
     """Build a graph from an RDKit molecule.
 
     Parameters
@@ -37,6 +85,26 @@ def from_rdkit(mol, hydrogens="implicit"):
     hydrogens : {"implicit", "explicit"}, default="implicit"
         ``"implicit"`` keeps the heavy atoms only, hydrogens counted in the atom
         attribute ``hcount``; ``"explicit"`` adds every hydrogen as a node.
+    features : {"all", "basic"}, default="all"
+        ``"basic"`` gives the attributes listed below only; ``"all"`` adds the
+        richer atom features used in the literature (kernels read only the
+        attributes they name, so unused ones cost nothing in a kernel call):
+
+        - ``neighbors``: the multiset of neighbouring elements, as a count vector
+          over :data:`NEIGHBOR_ELEMENTS` (H, B, C, N, O, F, Si, P, S, Cl, Br, I,
+          other) — compare with :class:`~graphgram.microkernels.Convolution`;
+        - ``ring_sizes``: how many rings (smallest set of smallest rings) of each
+          size in :data:`RING_SIZES` (3..8, 9 for 9 or more) contain the atom;
+        - ``chirality``: RDKit's ``ChiralType`` as an integer (0 unspecified,
+          1 clockwise, 2 counter-clockwise, 3 other);
+        - ``degree``: the number of neighbours in the graph;
+        - ``environment``: a Morgan-style hash of the atom's environment of
+          ``radius`` bonds (an integer label, equal for equal environments);
+
+        and the bond attribute ``stereo`` (RDKit's ``BondStereo`` as an integer:
+        0 none, 1 any, 2 Z, 3 E, 4 cis, 5 trans).
+    radius : int, default=1
+        Radius of the ``environment`` hash.
 
     Returns
     -------
@@ -53,6 +121,10 @@ def from_rdkit(mol, hydrogens="implicit"):
         raise TypeError("from_rdkit expects an rdkit.Chem.Mol, got %s" % type(mol).__name__)
     if hydrogens not in ("implicit", "explicit"):
         raise ValueError("hydrogens must be 'implicit' or 'explicit', got %r" % (hydrogens,))
+    if features not in ("all", "basic"):
+        raise ValueError("features must be 'all' or 'basic', got %r" % (features,))
+    if not (isinstance(radius, (int, np.integer)) and 0 <= radius <= 8):
+        raise ValueError("radius must be an integer from 0 to 8, got %r" % (radius,))
     if hydrogens == "explicit":
         mol = Chem.AddHs(mol)
     atoms = list(mol.GetAtoms())
@@ -72,10 +144,13 @@ def from_rdkit(mol, hydrogens="implicit"):
         "conjugated": np.array([b.GetIsConjugated() for b in bonds], dtype=bool),
         "in_ring": np.array([b.IsInRing() for b in bonds], dtype=bool),
     }
+    if features == "all":
+        node_attrs.update(_rich_atom_features(mol, atoms, int(radius)))
+        edge_attrs["stereo"] = np.array([int(b.GetStereo()) for b in bonds], dtype=np.int64)
     return Graph(len(atoms), edges, None, node_attrs, edge_attrs)
 
 
-def from_smiles(smiles, hydrogens="implicit"):
+def from_smiles(smiles, hydrogens="implicit", features="all", radius=1):
     """Build a graph from a SMILES string (parsed by RDKit); see :func:`from_rdkit`.
 
     Raises
@@ -89,7 +164,7 @@ def from_smiles(smiles, hydrogens="implicit"):
     mol = Chem.MolFromSmiles(smiles.strip())
     if mol is None:
         raise ValueError("RDKit could not parse the SMILES string %r" % smiles)
-    return from_rdkit(mol, hydrogens=hydrogens)
+    return from_rdkit(mol, hydrogens=hydrogens, features=features, radius=radius)
 
 
 def smooth_cutoff(r, cutoff):

@@ -12,15 +12,27 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _backend
 from .._backend import as_graph_list
 
-__all__ = ["GraphKernelBase", "as_graph_list", "cosine_normalize"]
+__all__ = ["GraphKernelBase", "as_graph_list", "cosine_normalize", "normalize_exponent"]
 
 
-def cosine_normalize(K, diag_x, diag_y):
-    """Return K[i, j] / sqrt(diag_x[i] * diag_y[j]), with 0 where a diagonal is 0."""
+def normalize_exponent(normalize):
+    """The exponent s of ``normalize`` (see :func:`cosine_normalize`): 0 for False, 1 for True."""
+    if isinstance(normalize, (bool, np.bool_)):
+        return 1.0 if normalize else 0.0
+    return float(normalize)
+
+
+def cosine_normalize(K, diag_x, diag_y, s=1.0):
+    """Return K[i, j] / (diag_x[i] * diag_y[j]) ** (s / 2), with 0 where a diagonal is 0.
+
+    s = 1 is the cosine normalization; 0 < s < 1 keeps part of the dependence of
+    K on the graphs' sizes (their self-similarities), s = 0 all of it. Every s
+    gives a positive semi-definite kernel (K scaled by g(x) g(y)).
+    """
     scale_x = np.zeros_like(diag_x)
     scale_y = np.zeros_like(diag_y)
-    np.divide(1.0, np.sqrt(diag_x), out=scale_x, where=diag_x > 0)
-    np.divide(1.0, np.sqrt(diag_y), out=scale_y, where=diag_y > 0)
+    np.divide(1.0, np.sqrt(diag_x) ** s, out=scale_x, where=diag_x > 0)
+    np.divide(1.0, np.sqrt(diag_y) ** s, out=scale_y, where=diag_y > 0)
     # One factor per entry (s_i s_j, which is s_j s_i exactly): a symmetric K stays symmetric.
     return K * np.outer(scale_x, scale_y)
 
@@ -84,8 +96,12 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         verbose = getattr(self, "verbose", None)
         if verbose is not None and not isinstance(verbose, (bool, np.bool_)):
             raise TypeError("verbose must be True, False or None, got %r" % (verbose,))
-        if not isinstance(self.normalize, (bool, np.bool_)):
-            raise TypeError("normalize must be True or False, got %r" % (self.normalize,))
+        nz = self.normalize
+        if not isinstance(nz, (bool, np.bool_)):
+            if not isinstance(nz, numbers.Real):
+                raise TypeError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
+            if not 0.0 <= float(nz) <= 1.0:
+                raise ValueError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
         _backend.device_params(self.device)
 
     def _go_jobs(self):
@@ -125,9 +141,11 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         """Return K(X, X), normalized if asked, and its raw diagonal."""
         K = self._compute("gram", X)[0]
         d = np.diag(K).copy()
-        if self.normalize:
-            K = cosine_normalize(K, d, d)
-            np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
+        s = normalize_exponent(self.normalize)
+        if s:
+            K = cosine_normalize(K, d, d, s)
+            if s == 1:
+                np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
         return K, d
 
     # --- the kernel as a function ------------------------------------------
@@ -159,8 +177,8 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
             return self._symmetric_gram(X)[0]
         Y = as_graph_list(Y, "Y")
         K = self._compute("gram", X, Y)[0]
-        if self.normalize:
-            K = cosine_normalize(K, self._raw_diag(X), self._raw_diag(Y))
+        if normalize_exponent(self.normalize):
+            K = cosine_normalize(K, self._raw_diag(X), self._raw_diag(Y), normalize_exponent(self.normalize))
         return K
 
     def _gram_gradient(self, X):
@@ -182,8 +200,11 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         """
         self._check_params()
         d = self._raw_diag(as_graph_list(X, "X"))
-        if self.normalize:
+        s = normalize_exponent(self.normalize)
+        if s == 1:
             return np.where(d > 0, 1.0, 0.0)
+        if s:
+            return np.where(d > 0, d ** (1 - s), 0.0)
         return d
 
     # --- scikit-learn Gaussian-process kernel --------------------------------
@@ -216,7 +237,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         self
         """
         self._remember(X)
-        self.fit_diag_ = self._raw_diag(self.X_fit_) if self.normalize else None
+        self.fit_diag_ = self._raw_diag(self.X_fit_) if normalize_exponent(self.normalize) else None
         return self
 
     def _remember(self, X):
@@ -240,9 +261,10 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         self._check_params()
         X = as_graph_list(X, "X")
         K = self._compute("gram", X, self.X_fit_)[0]
-        if self.normalize:
+        s = normalize_exponent(self.normalize)
+        if s:
             fit_diag = self.fit_diag_ if self.fit_diag_ is not None else self._raw_diag(self.X_fit_)
-            K = cosine_normalize(K, self._raw_diag(X), fit_diag)
+            K = cosine_normalize(K, self._raw_diag(X), fit_diag, s)
         return K
 
     def fit_transform(self, X, y=None):
@@ -259,7 +281,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         """
         self._remember(X)
         K, d = self._symmetric_gram(self.X_fit_)
-        self.fit_diag_ = d if self.normalize else None
+        self.fit_diag_ = d if normalize_exponent(self.normalize) else None
         return K
 
     def __sklearn_tags__(self):

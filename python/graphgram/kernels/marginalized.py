@@ -7,7 +7,7 @@ from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter
 
 from ..microkernels import Constant, MicroKernel
-from ._base import GraphKernelBase, as_graph_list, cosine_normalize
+from ._base import GraphKernelBase, as_graph_list, cosine_normalize, normalize_exponent
 
 __all__ = ["MarginalizedGraphKernel"]
 
@@ -58,8 +58,13 @@ class MarginalizedGraphKernel(GraphKernelBase):
         or a function mapping a ``Graph`` to an array of one value per node.
     lmin : {0, 1}, default=0
         Shortest walk length counted; 1 drops the length-0 term (the node kernel).
-    normalize : bool, default=False
-        Return the cosine-normalized kernel K(x, y) / sqrt(K(x, x) K(y, y)).
+    normalize : bool or float, default=False
+        ``True``: the cosine-normalized kernel K(x, y) / sqrt(K(x, x) K(y, y)),
+        which compares graphs independently of their sizes. A number s in
+        [0, 1]: K(x, y) / (K(x, x) K(y, y))^(s/2), a size-dependent exponent
+        between the raw kernel (s = 0, similarities grow with the graphs' sizes,
+        suited to extensive properties such as atomization energies) and the
+        cosine (s = 1, suited to intensive ones such as solubilities).
     accuracy : float, default=None
         The accuracy contract: every kernel value agrees with the exact solution
         of its linear system to this relative error. ``None`` means 1e-9; ask for
@@ -272,15 +277,18 @@ class MarginalizedGraphKernel(GraphKernelBase):
         G = extras["gradient"]
         mask = self._free_mask()
         G = G[:, :, mask] * raw[mask]
-        if self.normalize:
-            # Kn_ij = K_ij / sqrt(d_i d_j) with d the diagonal, so
-            # ∂Kn_ij = ∂K_ij / sqrt(d_i d_j) − Kn_ij (∂d_i / d_i + ∂d_j / d_j) / 2.
+        e = normalize_exponent(self.normalize)
+        if e:
+            # Kn_ij = K_ij / (d_i d_j)^(e/2) with d the diagonal, so
+            # ∂Kn_ij = ∂K_ij / (d_i d_j)^(e/2) − e Kn_ij (∂d_i / d_i + ∂d_j / d_j) / 2.
             d = np.diag(K).copy()
-            s = np.divide(1.0, np.sqrt(d), out=np.zeros_like(d), where=d > 0)
-            r = np.einsum("iik->ik", G) * (s * s)[:, None]
-            K = cosine_normalize(K, d, d)
-            G = G * (s[:, None] * s[None, :])[:, :, None] - 0.5 * K[:, :, None] * (r[:, None, :] + r[None, :, :])
-            np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
+            s = np.divide(1.0, np.sqrt(d) ** e, out=np.zeros_like(d), where=d > 0)
+            inv = np.divide(1.0, d, out=np.zeros_like(d), where=d > 0)
+            r = np.einsum("iik->ik", G) * inv[:, None]
+            K = cosine_normalize(K, d, d, e)
+            G = G * (s[:, None] * s[None, :])[:, :, None] - 0.5 * e * K[:, :, None] * (r[:, None, :] + r[None, :, :])
+            if e == 1:
+                np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
         return K, np.ascontiguousarray(G)
 
     def __call__(self, X, Y=None, eval_gradient=False, nodal=False):
@@ -315,8 +323,8 @@ class MarginalizedGraphKernel(GraphKernelBase):
         X = as_graph_list(X, "X")
         Y = None if Y is None else as_graph_list(Y, "Y")
         R = self._compute("nodal", X, Y)[0]
-        if self.normalize:
+        if normalize_exponent(self.normalize):
             dx = self._nodal_self(X)
             dy = dx if Y is None else self._nodal_self(Y)
-            R = cosine_normalize(R, dx, dy)
+            R = cosine_normalize(R, dx, dy, normalize_exponent(self.normalize))
         return R

@@ -120,7 +120,7 @@ class ShortestPathKernel(GraphKernelBase):
         if self.weight is not None:
             entry = edge_layout[self.weight]
             col, width = entry[0], entry[1]
-            if len(entry) > 2:
+            if len(entry) > 2 and entry[2] == "str":
                 raise TypeError("the edge attribute %r holds strings; edge lengths must be numbers" % self.weight)
             if width != 1:
                 raise ValueError("the edge attribute %r holds vectors of length %d; edge lengths must be scalars"
