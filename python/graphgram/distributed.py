@@ -32,6 +32,7 @@ without it. Install with ``pip install graphgram[distributed]``.
 import copy
 import math
 import os
+import pickle
 
 import numpy as np
 
@@ -171,6 +172,14 @@ def _diag_task(kernel, graphs):
     return kernel._raw_diag(graphs)
 
 
+class _ShippedGraphs(list):
+    """A block of graphs that travels as one pickled frame (Dask would send each graph's arrays as frames of
+    their own: thousands of small frames, several times the graphs' size in transit); it arrives as a list."""
+
+    def __reduce__(self):
+        return pickle.loads, (pickle.dumps(list(self), protocol=pickle.HIGHEST_PROTOCOL),)
+
+
 def _block_of(result):
     return result[0]
 
@@ -275,9 +284,9 @@ def gram(kernel, X, Y=None, client=None, block_size=None, out=None):
     row_starts = list(range(0, shape[0], block_size))
     col_starts = row_starts if symmetric else list(range(0, shape[1], block_size))
     # Graphs go to every worker once, a piece per block of graphs.
-    row_graphs = client.scatter([X[r:r + block_size] for r in row_starts], broadcast=True)
-    col_graphs = row_graphs if symmetric else client.scatter([Y[c:c + block_size] for c in col_starts],
-                                                             broadcast=True)
+    row_graphs = client.scatter([_ShippedGraphs(X[r:r + block_size]) for r in row_starts], broadcast=True)
+    col_graphs = row_graphs if symmetric else client.scatter([_ShippedGraphs(Y[c:c + block_size])
+                                                              for c in col_starts], broadcast=True)
     submit = client.submit
     blocks = {}   # (i, j) -> future of (block or None, diagonal or None)
     try:
