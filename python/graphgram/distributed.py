@@ -13,9 +13,10 @@ would, on the same graphs, so that the assembled matrix is bit for bit the one
   diagonal too) or by one ``diag`` task per block of graphs (K(X, Y)), and each
   block is normalized by the tasks that compute it.
 
-The graphs are validated once in the calling process and sent to every worker
-once (``client.scatter(..., broadcast=True)``, one piece per block of graphs);
-tasks refer to them by future, so no block task carries graphs. The Go core's
+The graphs are validated once in the calling process, pickled once per block of
+graphs into a small task whose result every block task of that row or column
+refers to by future: each worker receives a block of graphs at most once, and no
+block task carries graphs. The Go core's
 own per-call preparation (packing into its arrays, reordering, ...) happens
 inside each block's call, as in any call of the kernel.
 
@@ -100,7 +101,8 @@ def choose_block_size(n_rows, n_cols, mean_nodes, n_threads, thread_memory, symm
     largest = max(n_rows, n_cols)
     wanted = _TASKS_PER_THREAD * max(1, n_threads)
     by_parallelism = 1
-    for size in range(largest, 0, -1):  # block counts change only at a few sizes; n is at most ~1e6
+    for n_blocks in range(1, largest + 1):  # the fewest even blocks that give enough tasks
+        size = -(-largest // n_blocks)
         if _n_tasks(n_rows, n_cols, size, symmetric) >= wanted:
             by_parallelism = size
             break
@@ -172,12 +174,9 @@ def _diag_task(kernel, graphs):
     return kernel._raw_diag(graphs)
 
 
-class _ShippedGraphs(list):
-    """A block of graphs that travels as one pickled frame (Dask would send each graph's arrays as frames of
-    their own: thousands of small frames, several times the graphs' size in transit); it arrives as a list."""
-
-    def __reduce__(self):
-        return pickle.loads, (pickle.dumps(list(self), protocol=pickle.HIGHEST_PROTOCOL),)
+def _graphs_task(pickled):
+    """A block of graphs, from the bytes the client pickled them into."""
+    return pickle.loads(pickled)
 
 
 def _block_of(result):
@@ -283,11 +282,16 @@ def gram(kernel, X, Y=None, client=None, block_size=None, out=None):
 
     row_starts = list(range(0, shape[0], block_size))
     col_starts = row_starts if symmetric else list(range(0, shape[1], block_size))
-    # Graphs go to every worker once, a piece per block of graphs.
-    row_graphs = client.scatter([_ShippedGraphs(X[r:r + block_size]) for r in row_starts], broadcast=True)
-    col_graphs = row_graphs if symmetric else client.scatter([_ShippedGraphs(Y[c:c + block_size])
-                                                              for c in col_starts], broadcast=True)
+    # Graphs travel once per block of graphs, as one pickled frame (Dask would otherwise send each graph's
+    # arrays as frames of their own: thousands of small frames, several times the graphs' size in transit),
+    # and reach each worker that needs them once. They are tasks, not scattered data, so that Dask can
+    # recompute them when a worker holding the only copy is lost (the lineage of a block held on workers).
     submit = client.submit
+    row_graphs = [submit(_graphs_task, pickle.dumps(X[r:r + block_size], protocol=pickle.HIGHEST_PROTOCOL),
+                         pure=False) for r in row_starts]
+    col_graphs = row_graphs if symmetric else [
+        submit(_graphs_task, pickle.dumps(Y[c:c + block_size], protocol=pickle.HIGHEST_PROTOCOL), pure=False)
+        for c in col_starts]
     blocks = {}   # (i, j) -> future of (block or None, diagonal or None)
     try:
         if symmetric:
