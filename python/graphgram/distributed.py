@@ -15,10 +15,18 @@ would, on the same graphs, so that the assembled matrix is bit for bit the one
 
 The graphs are validated once in the calling process, pickled once per block of
 graphs into a small task whose result every block task of that row or column
-refers to by future: each worker receives a block of graphs at most once, and no
-block task carries graphs. The Go core's
-own per-call preparation (packing into its arrays, reordering, ...) happens
-inside each block's call, as in any call of the kernel.
+refers to by future: each worker receives a block of graphs once while it needs
+it, and no block task carries graphs. The per-call preparation (Python packing,
+and the Go core's per-graph preprocessing: reordering, ...) happens inside each
+block's call, as in any call of the kernel, so it is redone per block.
+
+One exception to bit-identity: the shortest-path kernel's pair-by-pair methods
+(a node or length kernel that is not an exact match) are not bitwise symmetric
+in their two graphs, and its symmetric call computes each pair with the graph of
+larger shortest-path structure first, whereas a block K(X[b], X[c]) takes them in
+row, column order: those entries agree with ``kernel(X)`` to about 1e-14
+relative (single-process ``kernel(X, X)`` differs from ``kernel(X)`` the same
+way). The feature-map method (exact-match kernels) is bit-identical.
 
 Failures are Dask's to handle: when a worker is lost its running and held
 blocks are recomputed elsewhere, by the same code on the same graphs, so the
@@ -217,7 +225,9 @@ def gram(kernel, X, Y=None, client=None, block_size=None, out=None):
     """Compute K(X, X) or K(X, Y) of a graph kernel as blocks on a Dask cluster.
 
     The result is bit for bit ``kernel(X)`` or ``kernel(X, Y)`` of a single
-    process (normalized or not), for every kernel of graphgram.
+    process (normalized or not), for every kernel of graphgram; the one
+    exception, the shortest-path kernel's pair methods in the symmetric case
+    (about 1e-14 relative), is described in the module's documentation.
 
     Parameters
     ----------
