@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _backend
 from .._backend import as_graph_list
 
-__all__ = ["GraphKernelBase", "as_graph_list", "cosine_normalize", "normalize_exponent"]
+__all__ = ["GraphKernelBase", "as_graph_list", "cosine_normalize", "normalize_exponent", "normalize_symmetric"]
 
 
 def normalize_exponent(normalize):
@@ -35,6 +35,29 @@ def cosine_normalize(K, diag_x, diag_y, s=1.0):
     np.divide(1.0, np.sqrt(diag_y) ** s, out=scale_y, where=diag_y > 0)
     # One factor per entry (s_i s_j, which is s_j s_i exactly): a symmetric K stays symmetric.
     return K * np.outer(scale_x, scale_y)
+
+
+def normalize_symmetric(K, d):
+    """Return the cosine-normalized symmetric block K(X, X) whose raw diagonal is d.
+
+    The diagonal is set to exactly 1 (0 where d is 0), so that normalized
+    self-similarities carry no rounding.
+    """
+    K = cosine_normalize(K, d, d)
+    np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
+    return K
+
+
+def normalize_symmetric(K, d, s=1.0):
+    """Return the normalized symmetric block K(X, X) whose raw diagonal is d (exponent s).
+
+    For the cosine (s = 1) the diagonal is set to exactly 1 (0 where d is 0), so
+    that normalized self-similarities carry no rounding.
+    """
+    K = cosine_normalize(K, d, d, s)
+    if s == 1:
+        np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
+    return K
 
 
 class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
@@ -143,9 +166,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         d = np.diag(K).copy()
         s = normalize_exponent(self.normalize)
         if s:
-            K = cosine_normalize(K, d, d, s)
-            if s == 1:
-                np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
+            K = normalize_symmetric(K, d, s)
         return K, d
 
     # --- the kernel as a function ------------------------------------------
