@@ -15,7 +15,6 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
@@ -76,106 +75,28 @@ type Stats struct {
 	Batches int
 }
 
-// resolve checks opt as mgk does and fills in the defaults.
-func resolve(opt mgk.Options, prec Precision) (mgk.Options, error) {
-	switch {
-	case !(opt.Q > 0 && opt.Q < 1):
-		return opt, fmt.Errorf("mgk: stopping probability q = %v must be in (0, 1)", opt.Q)
-	case opt.Lmin != 0 && opt.Lmin != 1:
-		return opt, fmt.Errorf("mgk: lmin = %d must be 0 or 1", opt.Lmin)
-	case opt.NodeKernel == nil:
-		return opt, fmt.Errorf("mgk: node kernel is nil")
-	case opt.EdgeKernel == nil:
-		return opt, fmt.Errorf("mgk: edge kernel is nil")
-	case !(opt.Tol >= 0) || math.IsInf(opt.Tol, 0):
-		return opt, fmt.Errorf("mgk: tolerance %v must be finite and non-negative", opt.Tol)
-	case opt.MaxIter < 0:
-		return opt, fmt.Errorf("mgk: max_iter = %d must be non-negative", opt.MaxIter)
-	case prec != Float64 && prec != Float32:
-		return opt, fmt.Errorf("cuda: precision %d must be 64 or 32", prec)
-	}
-	if opt.Tol == 0 {
-		opt.Tol = mgk.DefaultTol
-	}
-	if opt.MaxIter == 0 {
-		opt.MaxIter = mgk.DefaultMaxIter
-	}
-	if prec == Float32 {
-		opt.Tol = max(opt.Tol, Float32MinTol)
-	}
-	return opt, nil
-}
-
-// check validates one side (graphs and start probabilities) against the
-// kernels and returns the feature strides it needs.
-func check(name string, gs []*graph.Graph, starts [][]float64, opt *mgk.Options) (nodeCols, edgeCols int, err error) {
-	if starts != nil && len(starts) != len(gs) {
-		return 0, 0, fmt.Errorf("mgk: start%s has %d entries for %d graphs", name, len(starts), len(gs))
-	}
-	nc, ec := microkernel.MaxCol(opt.NodeKernel), microkernel.MaxCol(opt.EdgeKernel)
-	nodeCols, edgeCols = nc, ec
-	for i, g := range gs {
-		if g == nil {
-			return 0, 0, fmt.Errorf("mgk: graph %d of %s is nil", i, name)
-		}
-		if nc > g.NodeCols {
-			return 0, 0, fmt.Errorf("mgk: node kernel reads node feature column %d but graph %d of %s has %d columns", nc-1, i, name, g.NodeCols)
-		}
-		if ec > g.EdgeCols {
-			return 0, 0, fmt.Errorf("mgk: edge kernel reads edge feature column %d but graph %d of %s has %d columns", ec-1, i, name, g.EdgeCols)
-		}
-		if starts != nil && starts[i] != nil {
-			if len(starts[i]) != g.N {
-				return 0, 0, fmt.Errorf("mgk: start%s[%d] has %d probabilities for %d nodes", name, i, len(starts[i]), g.N)
-			}
-			for k, x := range starts[i] {
-				if math.IsNaN(x) || math.IsInf(x, 0) {
-					return 0, 0, fmt.Errorf("mgk: start%s[%d][%d] is %v", name, i, k, x)
-				}
-			}
-		}
-	}
-	return max(nodeCols, 1), max(edgeCols, 1), nil
-}
-
 // prepare validates a MarginalizedGram call: resolved options, compiled base
 // kernels and, for a symmetric call, Y = X.
 func prepare(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, prec Precision, out []float64) (o mgk.Options, node, edge layout.Program, nodeCols, edgeCols int, err error) {
-	if o, err = resolve(opt, prec); err != nil {
+	if prec != Float64 && prec != Float32 {
+		err = fmt.Errorf("cuda: precision %d must be 64 or 32", prec)
 		return
 	}
-	if symmetric {
-		if Y != nil {
-			if len(Y) != len(X) {
-				err = fmt.Errorf("mgk: symmetric needs X and Y to be the same list; they have %d and %d graphs", len(X), len(Y))
-				return
-			}
-			for i := range X {
-				if X[i] != Y[i] {
-					err = fmt.Errorf("mgk: symmetric needs X and Y to be the same list; graph %d differs", i)
-					return
-				}
-			}
-		}
-		if startY != nil && !sameStarts(startX, startY) {
-			err = fmt.Errorf("mgk: symmetric needs startY to be nil or equal to startX")
-			return
-		}
-		Y = X
+	// The same checks and defaults as the CPU solver's.
+	if o, Y, err = mgk.Check(X, Y, startX, startY, symmetric, opt); err != nil {
+		return
+	}
+	// The device runs Jacobi-preconditioned CG: the tolerance the accuracy
+	// contract asks of it.
+	o.Tol = mgk.JacobiTolerance(o)
+	if prec == Float32 {
+		o.Tol = max(o.Tol, Float32MinTol)
 	}
 	if len(out) != len(X)*len(Y) {
 		err = fmt.Errorf("mgk: out has %d entries for a %d×%d Gram matrix", len(out), len(X), len(Y))
 		return
 	}
-	ncx, ecx, err := check("X", X, startX, &o)
-	if err != nil {
-		return
-	}
-	ncy, ecy, err := check("Y", Y, startY, &o)
-	if err != nil {
-		return
-	}
-	nodeCols, edgeCols = max(ncx, ncy), max(ecx, ecy)
+	nodeCols, edgeCols = max(microkernel.MaxCol(o.NodeKernel), 1), max(microkernel.MaxCol(o.EdgeKernel), 1)
 	if node, err = layout.Compile(o.NodeKernel); err != nil {
 		err = fmt.Errorf("node kernel: %w", err)
 		return
@@ -184,23 +105,6 @@ func prepare(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, op
 		err = fmt.Errorf("edge kernel: %w", err)
 	}
 	return
-}
-
-func sameStarts(a, b [][]float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		for k := range a[i] {
-			if a[i][k] != b[i][k] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // DefaultCPUWork is the SP-edge-pair count |SP(G)|·|SP(G')| below which

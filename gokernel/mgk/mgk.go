@@ -322,39 +322,51 @@ func safeQuotients(gs []*graph.Graph, starts [][]float64) (qs []quotient, err er
 	return quotients(gs, starts), nil
 }
 
-// setup validates the arguments common to Gram, Nodal and GramGrad and returns
-// the prepared sides; for a symmetric call Y aliases X.
-func setup(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt Options) (xs, ys sideSet, o Options, err error) {
-	if o, err = opt.resolve(); err != nil {
-		return
+// Check validates the arguments of Gram (and Nodal, GramGrad) as this
+// package's solvers do, for other backends of the same kernel (the CUDA
+// bridge): it returns opt with its defaults resolved, and Y, which is X when
+// symmetric (Y must then be nil or X, startY nil or equal to startX).
+func Check(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt Options) (Options, []*graph.Graph, error) {
+	o, err := opt.resolve()
+	if err != nil {
+		return o, nil, err
 	}
 	if symmetric {
 		if Y != nil {
 			if len(Y) != len(X) {
-				err = fmt.Errorf("mgk: symmetric needs X and Y to be the same list; they have %d and %d graphs", len(X), len(Y))
-				return
+				return o, nil, fmt.Errorf("mgk: symmetric needs X and Y to be the same list; they have %d and %d graphs", len(X), len(Y))
 			}
 			for i := range X {
 				if X[i] != Y[i] {
-					err = fmt.Errorf("mgk: symmetric needs X and Y to be the same list; graph %d differs", i)
-					return
+					return o, nil, fmt.Errorf("mgk: symmetric needs X and Y to be the same list; graph %d differs", i)
 				}
 			}
 		}
 		if startY != nil && !sameStarts(startX, startY) {
-			err = fmt.Errorf("mgk: symmetric needs startY to be nil or equal to startX")
-			return
+			return o, nil, fmt.Errorf("mgk: symmetric needs startY to be nil or equal to startX")
+		}
+		Y, startY = X, startX
+	}
+	if err := validate("X", X, startX, &o); err != nil {
+		return o, nil, err
+	}
+	if !symmetric {
+		if err := validate("Y", Y, startY, &o); err != nil {
+			return o, nil, err
 		}
 	}
-	if err = validate("X", X, startX, &o); err != nil {
+	return o, Y, nil
+}
+
+// setup validates the arguments common to Gram, Nodal and GramGrad and returns
+// the prepared sides; for a symmetric call Y aliases X.
+func setup(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt Options) (xs, ys sideSet, o Options, err error) {
+	if o, Y, err = Check(X, Y, startX, startY, symmetric, opt); err != nil {
 		return
 	}
 	if symmetric {
 		xs, _, err = prepareSides(X, nil, startX, nil, &o)
 		return xs, xs, o, err
-	}
-	if err = validate("Y", Y, startY, &o); err != nil {
-		return
 	}
 	xs, ys, err = prepareSides(X, Y, startX, startY, &o)
 	return

@@ -520,6 +520,11 @@ func tolFor(opt *Options, sgs bool) float64 {
 	return f * opt.Accuracy
 }
 
+// JacobiTolerance returns the residual tolerance a Jacobi-preconditioned CG
+// solve needs to meet opt's accuracy contract (opt.Tol when set), for other
+// backends of this kernel (the CUDA bridge); opt is resolved as Check returns it.
+func JacobiTolerance(opt Options) float64 { return tolFor(&opt, false) }
+
 // adjTolFor is tolFor for GramGrad's adjoint solves.
 func adjTolFor(opt *Options, sgs bool) float64 {
 	if opt.Tol > 0 {
