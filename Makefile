@@ -35,8 +35,10 @@ test-go:
 	GOEXPERIMENT=simd go test ./gokernel/... ./pybind/...
 
 # Short fuzzing runs of the inputs that cross the boundary: batch decoding,
-# base-kernel expressions, octile packing and node reordering.
-FUZZTIME ?= 10s
+# base-kernel expressions, octile packing and node reordering. The budget is a
+# number of inputs, not a duration: a duration makes Go's fuzzer stop on a
+# deadline, which on a loaded machine can fail with "context deadline exceeded".
+FUZZTIME ?= 20000x
 test-fuzz:
 	go test -run '^$$' -fuzz '^FuzzUnpack$$' -fuzztime $(FUZZTIME) ./gokernel/graph
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./gokernel/microkernel
