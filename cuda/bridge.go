@@ -226,7 +226,7 @@ func MarginalizedGram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric
 // (nil: not wanted). When device memory runs out the work is split into
 // blocks of the Gram matrix and each block solved in turn.
 func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
-	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, out)
+	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, len(out))
 	if err != nil {
 		return nil, err
 	}
@@ -457,7 +457,7 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 	if len(out) != len(X) {
 		return nil, fmt.Errorf("mgk: out has %d entries for %d graphs", len(out), len(X))
 	}
-	o, node, edge, nc, ec, err := prepare(X, nil, startX, nil, true, opt, prec, make([]float64, len(X)*len(X)))
+	o, node, edge, nc, ec, err := prepare(X, nil, startX, nil, true, opt, prec, -1) // no n×n output: only the diagonal
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ type Stats struct {
 
 // prepare validates a MarginalizedGram call: resolved options, compiled base
 // kernels and, for a symmetric call, Y = X.
-func prepare(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, prec Precision, out []float64) (o mgk.Options, node, edge layout.Program, nodeCols, edgeCols int, err error) {
+func prepare(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, prec Precision, outLen int) (o mgk.Options, node, edge layout.Program, nodeCols, edgeCols int, err error) {
 	if prec != Float64 && prec != Float32 {
 		err = fmt.Errorf("cuda: precision %d must be 64 or 32", prec)
 		return
@@ -92,8 +92,8 @@ func prepare(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, op
 	if prec == Float32 {
 		o.Tol = max(o.Tol, Float32MinTol)
 	}
-	if len(out) != len(X)*len(Y) {
-		err = fmt.Errorf("mgk: out has %d entries for a %d×%d Gram matrix", len(out), len(X), len(Y))
+	if outLen >= 0 && outLen != len(X)*len(Y) {
+		err = fmt.Errorf("mgk: out has %d entries for a %d×%d Gram matrix", outLen, len(X), len(Y))
 		return
 	}
 	nodeCols, edgeCols = max(microkernel.MaxCol(o.NodeKernel), 1), max(microkernel.MaxCol(o.EdgeKernel), 1)

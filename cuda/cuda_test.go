@@ -37,18 +37,18 @@ func TestPrepareValidates(t *testing.T) {
 	for _, c := range cases {
 		o := validOptions()
 		o2, prec := c.mod(&o)
-		_, _, _, _, _, err := prepare(gs, nil, nil, nil, true, o, prec, o2)
+		_, _, _, _, _, err := prepare(gs, nil, nil, nil, true, o, prec, len(o2))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 	o := validOptions()
 	o.EdgeKernel = &otherKernel{}
-	if _, _, _, _, _, err := prepare(gs, nil, nil, nil, true, o, Float64, out); !errors.Is(err, ErrUnsupported) {
+	if _, _, _, _, _, err := prepare(gs, nil, nil, nil, true, o, Float64, len(out)); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("unknown base kernel: %v, want ErrUnsupported", err)
 	}
 	o = validOptions()
-	ro, _, _, nc, ec, err := prepare(gs, nil, nil, nil, true, o, Float32, out)
+	ro, _, _, nc, ec, err := prepare(gs, nil, nil, nil, true, o, Float32, len(out))
 	if err != nil || ro.Tol != Float32MinTol || ro.MaxIter != mgk.DefaultMaxIter || nc != 1 || ec != 2 {
 		t.Errorf("defaults: %+v %d %d %v", ro, nc, ec, err)
 	}
