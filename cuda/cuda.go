@@ -76,7 +76,8 @@ type Stats struct {
 }
 
 // prepare validates a MarginalizedGram call: resolved options, compiled base
-// kernels and, for a symmetric call, Y = X.
+// kernels and, for a symmetric call, Y = X. outLen is the length of the Gram
+// output, checked against len(X)·len(Y); -1 when there is none (Diag).
 func prepare(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, prec Precision, outLen int) (o mgk.Options, node, edge layout.Program, nodeCols, edgeCols int, err error) {
 	if prec != Float64 && prec != Float32 {
 		err = fmt.Errorf("cuda: precision %d must be 64 or 32", prec)
