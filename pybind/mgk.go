@@ -204,15 +204,21 @@ func unconvergedMessage(bad []mgk.Unconverged, opt mgk.Options) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	tol, maxIter := opt.Tol, opt.MaxIter
-	if tol == 0 {
-		tol = mgk.DefaultTol
-	}
+	maxIter := opt.MaxIter
 	if maxIter == 0 {
 		maxIter = mgk.DefaultMaxIter
 	}
+	// What the solves aimed for: the residual tolerance the caller set, else
+	// the accuracy contract the tolerances are derived from.
+	target := fmt.Sprintf("the accuracy %g", opt.Accuracy)
+	switch {
+	case opt.Tol > 0:
+		target = fmt.Sprintf("the tolerance %g", opt.Tol)
+	case opt.Accuracy == 0:
+		target = fmt.Sprintf("the accuracy %g", mgk.DefaultAccuracy)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d solve(s) did not reach the tolerance %g within %d iterations (raise maxiter or tol, or check that the base kernels are at most 1): ", len(bad), tol, maxIter)
+	fmt.Fprintf(&b, "%d solve(s) did not reach %s within %d iterations (raise maxiter or accuracy, or check that the base kernels are at most 1): ", len(bad), target, maxIter)
 	for k, u := range bad[:min(len(bad), maxReported)] {
 		if k > 0 {
 			b.WriteString("; ")
