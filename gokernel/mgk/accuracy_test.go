@@ -45,20 +45,7 @@ func TestCalibrateAccuracy(t *testing.T) {
 		t.Skip("no -calibrate data sets")
 	}
 	for _, spec := range strings.Split(*calibrate, ",") {
-		name, count, _ := strings.Cut(spec, ":")
-		ds, err := tudataset.Load("/work/shared/datasets/"+name, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gs := ds.Graphs
-		if n, err := strconv.Atoi(count); err == nil && n < len(gs) {
-			// An evenly spread subset.
-			sub := make([]*graph.Graph, n)
-			for i := range sub {
-				sub[i] = gs[i*len(gs)/n]
-			}
-			gs = sub
-		}
+		name, gs := dataSubset(t, spec)
 		for _, q := range []float64{0.01, 0.001} {
 			opt := datasetOptions(gs, q)
 			n := len(gs)
@@ -101,4 +88,24 @@ func TestCalibrateAccuracy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dataSubset loads the TU data set a -calibrate or -compare entry names,
+// "NAME" or "NAME:COUNT" for an evenly spread subset of COUNT graphs.
+func dataSubset(t *testing.T, spec string) (string, []*graph.Graph) {
+	t.Helper()
+	name, count, _ := strings.Cut(spec, ":")
+	ds, err := tudataset.Load("/work/shared/datasets/"+name, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := ds.Graphs
+	if n, err := strconv.Atoi(count); err == nil && n < len(gs) {
+		sub := make([]*graph.Graph, n)
+		for i := range sub {
+			sub[i] = gs[i*len(gs)/n]
+		}
+		gs = sub
+	}
+	return name, gs
 }

@@ -2,13 +2,9 @@ package mgk
 
 import (
 	"flag"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/graphgram/graphgram/gokernel/graph"
-	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
 // compare names the data sets TestCompareSolvers times, as NAME[:count]
@@ -28,19 +24,7 @@ func TestCompareSolvers(t *testing.T) {
 		t.Skip("no -compare data sets")
 	}
 	for _, spec := range strings.Split(*compare, ",") {
-		name, count, _ := strings.Cut(spec, ":")
-		ds, err := tudataset.Load("/work/shared/datasets/"+name, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gs := ds.Graphs
-		if n, err := strconv.Atoi(count); err == nil && n < len(gs) {
-			sub := make([]*graph.Graph, n)
-			for i := range sub {
-				sub[i] = gs[i*len(gs)/n]
-			}
-			gs = sub
-		}
+		name, gs := dataSubset(t, spec)
 		for _, grad := range []bool{false, true} {
 			best := make([]time.Duration, len(solverConfigs))
 			for range *compareRounds {
@@ -50,6 +34,7 @@ func TestCompareSolvers(t *testing.T) {
 					n := len(gs)
 					out := make([]float64, n*n)
 					start := time.Now()
+					var err error
 					if grad {
 						g := make([]float64, n*n*NumParams(opt))
 						_, err = GramGrad(gs, nil, nil, nil, true, opt, out, g, nil)
