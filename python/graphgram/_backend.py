@@ -409,7 +409,10 @@ def check_memory(shape, n_params=0, iterations=False):
 
 
 def allocate(shape, dtype=np.float64, what="the result"):
-    """Return a zeroed array, or raise MemoryError naming its size when it cannot fit.
+    """Return a zeroed array, or raise MemoryError naming its size when it cannot be allocated.
+
+    Whether the results of a call fit in the available memory is checked once,
+    before packing, by :func:`check_memory`; this only names what failed.
 
     Parameters
     ----------
@@ -420,11 +423,6 @@ def allocate(shape, dtype=np.float64, what="the result"):
     """
     shape = tuple(int(s) for s in shape)
     need = int(np.prod(shape, dtype=np.float64) * np.dtype(dtype).itemsize)
-    avail = _available_memory()
-    if avail is not None and need > avail:
-        raise MemoryError("%s needs %s (shape %s, %s) but only %s of memory is available; compute it in "
-                          "blocks of rows (kernel(X[i:j], Y))" % (what, _size(need), shape, np.dtype(dtype).name,
-                                                                   _size(avail)))
     try:
         return np.zeros(shape, dtype=dtype)
     except MemoryError:
