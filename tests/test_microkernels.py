@@ -160,6 +160,34 @@ def test_to_spec_contents():
     assert Constant(2).attributes() == set()
 
 
+def test_to_spec_gradient_columns_follow_names():
+    """Each elementary kernel's expression carries the column of its own
+    hyperparameter, looked up by name, also through Convolution and tables."""
+    k = (TensorProduct(label=KroneckerDelta(0.5), vec=SquareExponential(2.0)) * Constant(3.0)
+         + Normalized(TensorProduct(label=KroneckerDelta(0.25))))
+    names = [h.name for h in k.hyperparameters]
+    index = {"edge__" + n: 100 - i for i, n in enumerate(names)}  # reversed: order must not matter
+    spec = k.to_spec({"label": (0, 1), "vec": (1, 3)}, index, "edge__")
+    leaves = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "index" in node:
+                leaves.append((node["kind"], node.get("h", node.get("length_scale", node.get("c"))), node["index"]))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(spec)
+    by_value = {v: i for _, v, i in leaves}
+    assert len(leaves) == 4
+    assert by_value == {0.5: 100 - names.index("k1__k1__label__h"), 2.0: 100 - names.index("k1__k1__vec__length_scale"),
+                        3.0: 100 - names.index("k1__k2__c"), 0.25: 100 - names.index("k2__kernel__label__h")}
+    assert "_hyperparameter" not in json.dumps(spec)
+
+
 def test_theta_bounds_and_clone_with_theta():
     k = composite()
     np.testing.assert_allclose(k.theta, np.log([0.1, 0.2, 0.3, 0.5, 0.6]))

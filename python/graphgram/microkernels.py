@@ -83,6 +83,11 @@ def _unbound_error(kernel, path):
         "TensorProduct or Additive, e.g. TensorProduct(label=%r)" % (kernel, where, kernel))
 
 
+# The key under which an elementary kernel's expression carries its
+# hyperparameter's name until MicroKernel.to_spec replaces it by "index".
+_HP_NAME = "_hyperparameter"
+
+
 class MicroKernel:
     """Base class of all base kernels.
 
@@ -259,22 +264,20 @@ class MicroKernel:
         dict
         """
         spec = self._spec(layout, None, "")
-        if index is not None:
-            leaves = iter(self._leaves())
 
-            def tag(node):
-                if node["kind"] == "table":
-                    return  # no hyperparameters
-                if "terms" in node:
-                    for t in node["terms"]:
-                        tag(t)
-                elif "kernel" in node:
-                    tag(node["kernel"])
-                else:
-                    name, _ = next(leaves)
+        def tag(node):
+            # Each elementary kernel's expression names its hyperparameter.
+            if isinstance(node, list):
+                for t in node:
+                    tag(t)
+            elif isinstance(node, dict):
+                name = node.pop(_HP_NAME, None)
+                if name is not None and index is not None:
                     node["index"] = int(index[prefix + name])
+                for t in node.values():
+                    tag(t)
 
-            tag(spec)
+        tag(spec)
         return spec
 
     def _spec(self, layout, binding, path):  # pragma: no cover - overridden
@@ -413,14 +416,18 @@ class _Elementary(MicroKernel):
     def _spec(self, layout, binding, path):
         val = self._checked(path)
         if not self._reads:
-            return {"kind": self._kind, self._param: val}
-        if binding is None:
+            spec = {"kind": self._kind, self._param: val}
+        elif binding is None:
             raise _unbound_error(self, path)
-        col, width, strings = binding[:3]
-        if strings and not self._strings:
-            raise TypeError("%s%s compares numbers, but its attribute holds strings"
-                            % (type(self).__name__, " (at %s)" % path.rstrip("_") if path else ""))
-        return self._leaf_spec(val, col, width, path)
+        else:
+            col, width, strings = binding[:3]
+            if strings and not self._strings:
+                raise TypeError("%s%s compares numbers, but its attribute holds strings"
+                                % (type(self).__name__, " (at %s)" % path.rstrip("_") if path else ""))
+            spec = self._leaf_spec(val, col, width, path)
+        # The hyperparameter's full name, for to_spec to turn into its gradient column.
+        spec[_HP_NAME] = path + self._param
+        return spec
 
     def _leaf_spec(self, val, col, width, path):
         return {"kind": self._kind, self._param: val, "col": col, "width": width}
