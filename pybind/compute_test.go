@@ -44,14 +44,19 @@ func testBatch(n int) *packed {
 
 const mgkTestParams = `{"node_kernel": {"kind": "kronecker_delta", "h": 0.5, "col": 0, "index": 1},
 	"edge_kernel": {"kind": "constant", "c": 1, "index": 2}, "q": 0.1, "q_index": 0, "n_params": 3,
-	"device": "%s", "cuda_library": "%s"}`
+	"device": "%s", "cuda_library": "%s", "precision": "%s"}`
 
 // gram computes the symmetric marginalized Gram matrix of x through Compute.
 func gram(t *testing.T, x *packed, device, library string) ([]float64, string, error) {
+	return gramPrecision(t, x, device, library, "float64")
+}
+
+// gramPrecision is gram with the GPU arithmetic given.
+func gramPrecision(t *testing.T, x *packed, device, library, precision string) ([]float64, string, error) {
 	t.Helper()
 	n := len(x.nodePtr) - 1
 	out := make([]float64, n*n)
-	warn, err := Compute("marginalized", "gram", fmt.Sprintf(mgkTestParams, device, library),
+	warn, err := Compute("marginalized", "gram", fmt.Sprintf(mgkTestParams, device, library, precision),
 		uintptr(unsafe.Pointer(&x.desc[0])), len(x.desc), 0, 0, uintptr(unsafe.Pointer(&out[0])), len(out), 0, 0, 0, 0, 0, 0)
 	return out, warn, err
 }
@@ -79,6 +84,19 @@ func TestDeviceSelection(t *testing.T) {
 	if _, _, err = gram(t, x, "tpu", ""); err == nil || !strings.HasPrefix(err.Error(), "ValueError: device must be") {
 		t.Errorf("device tpu: error %v", err)
 	}
+	// The CPU computes in float64 whatever precision the GPU would use.
+	if f32, warn, err := gramPrecision(t, x, "cpu", "", "float32"); err != nil || warn != "" {
+		t.Errorf("precision float32 on the CPU: %v %q", err, warn)
+	} else {
+		for k := range cpu {
+			if f32[k] != cpu[k] {
+				t.Fatalf("precision float32 on the CPU: entry %d is %v, float64 %v", k, f32[k], cpu[k])
+			}
+		}
+	}
+	if _, _, err = gramPrecision(t, x, "cpu", "", "float16"); err == nil || !strings.HasPrefix(err.Error(), "ValueError: precision must be") {
+		t.Errorf("precision float16: error %v", err)
+	}
 }
 
 // TestDeviceEmulated runs the GPU path of Compute against the CUDA library
@@ -105,5 +123,21 @@ func TestDeviceEmulated(t *testing.T) {
 		if math.Abs(gpu[k]-cpu[k]) > 1e-9*math.Abs(cpu[k]) {
 			t.Fatalf("entry %d: GPU %v, CPU %v", k, gpu[k], cpu[k])
 		}
+	}
+	// float32 on the GPU: within the bound cuda/README.md states (1e-4
+	// relative), and really computed in single precision (not bit-equal).
+	f32, warn, err := gramPrecision(t, x, "cuda", lib, "float32")
+	if err != nil || warn != "" {
+		t.Fatalf("float32: %v %q", err, warn)
+	}
+	differs := false
+	for k := range cpu {
+		if math.Abs(f32[k]-cpu[k]) > 1e-4*math.Abs(cpu[k]) {
+			t.Fatalf("float32 entry %d: GPU %v, CPU %v", k, f32[k], cpu[k])
+		}
+		differs = differs || math.Abs(f32[k]-cpu[k]) > 1e-12*math.Abs(cpu[k])
+	}
+	if !differs {
+		t.Error("float32 results equal float64's to 1e-12: single precision was not used")
 	}
 }

@@ -17,10 +17,27 @@ type deviceParams struct {
 	DeviceIndex int `json:"device_index"`
 	// CUDALibrary is the path of libggcuda.so shipped with the Python package, "" if none.
 	CUDALibrary string `json:"cuda_library"`
+	// Precision is the GPU arithmetic, "float64" (also when empty) or
+	// "float32"; the CPU always computes in float64.
+	Precision string `json:"precision"`
+}
+
+// precision returns the GPU arithmetic asked for.
+func (d deviceParams) precision() (cuda.Precision, error) {
+	switch d.Precision {
+	case "", "float64":
+		return cuda.Float64, nil
+	case "float32":
+		return cuda.Float32, nil
+	}
+	return 0, inputError("precision must be 'float64' or 'float32', got %q", d.Precision)
 }
 
 // gpu reports whether this call runs on the GPU.
 func (d deviceParams) gpu() (bool, error) {
+	if _, err := d.precision(); err != nil {
+		return false, err
+	}
 	switch d.Device {
 	case "", "cpu":
 		return false, nil

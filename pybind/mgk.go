@@ -69,9 +69,10 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 }
 
 // runGPU computes the modes the GPU backend implements (gram, diag) in
-// float64; done is false when the CPU must compute the result instead.
+// the precision asked for; done is false when the CPU must compute the result instead.
 func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
 	X, Y := r.x.graphs, r.y.graphs
+	prec, _ := p.precision() // checked by gpu()
 	switch mode {
 	case "gram":
 		K, err := output[float64](b.out, b.outLen, len(X)*len(Y), "out")
@@ -82,7 +83,7 @@ func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, w
 		if err != nil {
 			return nil, false, err
 		}
-		bad, err = cuda.MarginalizedGramStats(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, cuda.Float64, K, iters, nil)
+		bad, err = cuda.MarginalizedGramStats(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, K, iters, nil)
 		if onCPU(err, warn) {
 			return nil, false, nil
 		}
@@ -92,7 +93,7 @@ func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, w
 		if err != nil {
 			return nil, false, err
 		}
-		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, cuda.Float64, d)
+		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, prec, d)
 		if onCPU(err, warn) {
 			return nil, false, nil
 		}

@@ -41,3 +41,20 @@ def test_cuda_without_gpu_says_why(make, device, graphs):
 def test_invalid_device(device, graphs):
     with pytest.raises(ValueError, match="device must be 'auto', 'cpu', 'cuda' or 'cuda:N'"):
         MarginalizedGraphKernel(device=device)(graphs)
+
+
+@pytest.mark.parametrize("make", KERNELS)
+def test_float32_is_float64_on_the_cpu(make, graphs):
+    """precision is the GPU's arithmetic; the CPU computes in float64 whatever is asked."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        K = make(device="cpu", precision="float32")(graphs)
+    assert K.dtype == np.float64
+    np.testing.assert_array_equal(K, make(device="cpu")(graphs))
+    assert make().get_params()["precision"] == "float64"
+
+
+@pytest.mark.parametrize("precision", ["float16", "double", np.float32, None])
+def test_invalid_precision(precision, graphs):
+    with pytest.raises(ValueError, match="precision must be 'float64' or 'float32'"):
+        MarginalizedGraphKernel(precision=precision)(graphs)

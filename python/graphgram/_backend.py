@@ -56,15 +56,19 @@ def cuda_library():
     return path if os.path.exists(path) else ""
 
 
-def device_params(device):
-    """The Go core's device parameters for a kernel's ``device`` ("auto", "cpu", "cuda", "cuda:N").
+def device_params(device, precision):
+    """The Go core's device parameters for a kernel's ``device`` ("auto", "cpu", "cuda", "cuda:N")
+    and ``precision`` ("float64", "float32").
 
     Raises ValueError for anything else.
     """
     kind, sep, index = str(device).partition(":") if isinstance(device, str) else ("", "", "")
     if kind not in ("auto", "cpu", "cuda") or (sep and (kind != "cuda" or not index.isdigit())):
         raise ValueError("device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got %r" % (device,))
-    return {"device": kind, "device_index": int(index) if sep else 0, "cuda_library": cuda_library()}
+    if not isinstance(precision, str) or precision not in ("float64", "float32"):
+        raise ValueError("precision must be 'float64' or 'float32', got %r" % (precision,))
+    return {"device": kind, "device_index": int(index) if sep else 0, "cuda_library": cuda_library(),
+            "precision": precision}
 
 
 def go_version():

@@ -125,7 +125,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
                 raise TypeError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
             if not 0.0 <= float(nz) <= 1.0:
                 raise ValueError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
-        _backend.device_params(self.device)
+        _backend.device_params(self.device, self.precision)
 
     def _go_jobs(self):
         n_jobs = getattr(self, "n_jobs", None)
@@ -148,7 +148,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         _backend.check_memory(shape, n_params, iterations)
         node_attrs, edge_attrs = self._attributes()
         px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start)
-        params = dict(self._params(node_layout, edge_layout), **_backend.device_params(self.device))
+        params = dict(self._params(node_layout, edge_layout), **_backend.device_params(self.device, self.precision))
         out, extras = _backend.compute(self._kernel, mode, params, px, py, shape, n_params=n_params,
                                        iterations=iterations, verbose=getattr(self, "verbose", None))
         for line in filter(None, extras["warning"].split("\n")):

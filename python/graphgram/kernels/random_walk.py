@@ -69,6 +69,11 @@ class RandomWalkKernel(GraphKernelBase):
         CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
         kernels outside its compiled-in set, run on the CPU with a
         ``RuntimeWarning``.
+    precision : {"float64", "float32"}, default="float64"
+        Floating-point precision of the computation. The CPU always computes in
+        float64 (at least as accurate as asked); results are float64 arrays.
+        The random-walk kernel has no GPU path: it is
+        always computed in float64.
 
     Examples
     --------
@@ -80,7 +85,8 @@ class RandomWalkKernel(GraphKernelBase):
     """
 
     def __init__(self, lamda=0.01, kind="geometric", node_kernel=None, p=None, normalize=False, n_jobs=None,
-                 verbose=None, device="auto"):
+                 verbose=None, device="auto",
+                 precision="float64"):
         self.lamda = lamda
         self.kind = kind
         self.node_kernel = node_kernel
@@ -89,6 +95,7 @@ class RandomWalkKernel(GraphKernelBase):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.device = device
+        self.precision = precision
 
     _kernel = "random_walk"
 

@@ -66,6 +66,11 @@ class ShortestPathKernel(GraphKernelBase):
         CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
         kernels outside its compiled-in set, run on the CPU with a
         ``RuntimeWarning``.
+    precision : {"float64", "float32"}, default="float64"
+        Floating-point precision of the computation. The CPU always computes in
+        float64 (at least as accurate as asked); results are float64 arrays.
+        On the GPU, ``"float32"`` computes in single
+        precision (bound: see ``cuda/README.md``).
 
     Examples
     --------
@@ -79,7 +84,8 @@ class ShortestPathKernel(GraphKernelBase):
     """
 
     def __init__(self, node_kernel=None, length_kernel=None, weight=None, normalize=False, n_jobs=None,
-                 verbose=None, device="auto"):
+                 verbose=None, device="auto",
+                 precision="float64"):
         self.node_kernel = node_kernel
         self.length_kernel = length_kernel
         self.weight = weight
@@ -87,6 +93,7 @@ class ShortestPathKernel(GraphKernelBase):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.device = device
+        self.precision = precision
 
     _kernel = "shortest_path"
 
