@@ -37,17 +37,6 @@ def cosine_normalize(K, diag_x, diag_y, s=1.0):
     return K * np.outer(scale_x, scale_y)
 
 
-def normalize_symmetric(K, d):
-    """Return the cosine-normalized symmetric block K(X, X) whose raw diagonal is d.
-
-    The diagonal is set to exactly 1 (0 where d is 0), so that normalized
-    self-similarities carry no rounding.
-    """
-    K = cosine_normalize(K, d, d)
-    np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
-    return K
-
-
 def normalize_symmetric(K, d, s=1.0):
     """Return the normalized symmetric block K(X, X) whose raw diagonal is d (exponent s).
 
@@ -58,6 +47,42 @@ def normalize_symmetric(K, d, s=1.0):
     if s == 1:
         np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
     return K
+
+
+# The parameters of where and how every graph kernel computes, documented
+# once: a kernel's docstring holds the line "    %(execution_parameters)s" and
+# the class is decorated with document_execution(what float32 means for it).
+_EXECUTION_PARAMETERS = """\
+n_jobs : int, default=None
+    Number of threads; ``None`` or -1 uses all cores.
+verbose : bool, default=None
+    Show a progress bar for computations that take more than about two
+    seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
+device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
+    Where to compute. "auto" uses a GPU when graphgram was built with its
+    CUDA library (``GRAPHGRAM_CUDA=1``) and a device is present, else the CPU,
+    silently; "cuda" (or "cuda:N" for device N) raises an error naming the
+    CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
+    kernels outside its compiled-in set, run on the CPU with a
+    ``RuntimeWarning``.
+precision : {"float64", "float32"}, default="float64"
+    Floating-point precision of the computation. The CPU always computes in
+    float64 (at least as accurate as asked); results are float64 arrays.
+    %s
+"""
+
+
+def document_execution(float32):
+    """Class decorator filling in the execution parameters' documentation;
+    ``float32`` says what precision="float32" does for this kernel."""
+    def fill(cls):
+        if cls.__doc__:  # None under python -OO
+            text = _EXECUTION_PARAMETERS % float32
+            block = "".join("    " + line if line.strip() else line for line in text.splitlines(True))
+            assert "    %(execution_parameters)s\n" in cls.__doc__, cls.__name__
+            cls.__doc__ = cls.__doc__.replace("    %(execution_parameters)s\n", block)
+        return cls
+    return fill
 
 
 class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):

@@ -7,7 +7,7 @@ from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter
 
 from ..microkernels import Constant, MicroKernel
-from ._base import GraphKernelBase, as_graph_list, cosine_normalize, normalize_exponent
+from ._base import GraphKernelBase, document_execution, as_graph_list, cosine_normalize, normalize_exponent
 
 __all__ = ["MarginalizedGraphKernel"]
 
@@ -16,6 +16,10 @@ def _is_number(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool) and np.isfinite(x)
 
 
+@document_execution(
+    "On the GPU, ``\"float32\"`` stores and computes in single precision\n"
+    "    (faster on most GPUs) and agrees with float64 to 1e-4 relative; ``accuracy``\n"
+    "    finer than about 1e-6 cannot be met then.")
 class MarginalizedGraphKernel(GraphKernelBase):
     r"""Marginalized graph kernel between labeled, weighted graphs.
 
@@ -76,24 +80,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
         solve stops, overriding what ``accuracy`` implies.
     maxiter : int, default=None
         Iteration cap of each solve; ``None`` uses the Go core's default.
-    n_jobs : int, default=None
-        Number of threads; ``None`` or -1 uses all cores.
-    verbose : bool, default=None
-        Show a progress bar for computations that take more than about two
-        seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
-    device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
-        Where to compute. "auto" uses a GPU when graphgram was built with its
-        CUDA library (``GRAPHGRAM_CUDA=1``) and a device is present, else the CPU,
-        silently; "cuda" (or "cuda:N" for device N) raises an error naming the
-        CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
-        kernels outside its compiled-in set, run on the CPU with a
-        ``RuntimeWarning``.
-    precision : {"float64", "float32"}, default="float64"
-        Floating-point precision of the computation. The CPU always computes in
-        float64 (at least as accurate as asked); results are float64 arrays.
-        On the GPU, ``"float32"`` stores and computes
-        in single precision (faster on most GPUs) and agrees with float64 to 1e-4
-        relative; ``accuracy`` finer than about 1e-6 cannot be met then.
+    %(execution_parameters)s
 
     Examples
     --------

@@ -5,11 +5,14 @@ import numbers
 import numpy as np
 
 from ..microkernels import MicroKernel
-from ._base import GraphKernelBase
+from ._base import GraphKernelBase, document_execution
 
 __all__ = ["RandomWalkKernel"]
 
 
+@document_execution(
+    "The random-walk kernel has no GPU path: it is always computed in\n"
+    "    float64.")
 class RandomWalkKernel(GraphKernelBase):
     r"""Random-walk kernel counting common walks of two graphs, exactly.
 
@@ -57,23 +60,7 @@ class RandomWalkKernel(GraphKernelBase):
         the whole series.
     normalize : bool, default=False
         Return the cosine-normalized kernel K(x, y) / sqrt(K(x, x) K(y, y)).
-    n_jobs : int, default=None
-        Number of threads; ``None`` or -1 uses all cores.
-    verbose : bool, default=None
-        Show a progress bar for computations that take more than about two
-        seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
-    device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
-        Where to compute. "auto" uses a GPU when graphgram was built with its
-        CUDA library (``GRAPHGRAM_CUDA=1``) and a device is present, else the CPU,
-        silently; "cuda" (or "cuda:N" for device N) raises an error naming the
-        CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
-        kernels outside its compiled-in set, run on the CPU with a
-        ``RuntimeWarning``.
-    precision : {"float64", "float32"}, default="float64"
-        Floating-point precision of the computation. The CPU always computes in
-        float64 (at least as accurate as asked); results are float64 arrays.
-        The random-walk kernel has no GPU path: it is
-        always computed in float64.
+    %(execution_parameters)s
 
     Examples
     --------
