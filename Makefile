@@ -4,7 +4,8 @@
 # `make wheels`: build the manylinux wheels (CPython 3.9-3.13) and the sdist into dist/, then
 #   install each wheel into a fresh venv without go or cc on PATH and run the smoke test and demo,
 #   and build the sdist from source once.
-#   `make wheels PYTHONS="3.11 3.13"` for some versions only.
+#   `make wheels PYTHONS="3.11 3.13"` for some versions only. The wheels ship the CUDA library
+#   (one wheel for machines with and without a GPU); `make wheels CUDA=0` builds CPU-only ones.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -56,14 +57,15 @@ dev: venv
 
 # Binary wheels: see packaging/build_wheels.sh and packaging/test_wheels.sh.
 PYTHONS ?= 3.9 3.10 3.11 3.12 3.13
+CUDA ?= 1
 
 wheels:
-	$(MAKE) wheels-build PYTHONS="$(PYTHONS)"
+	$(MAKE) wheels-build PYTHONS="$(PYTHONS)" CUDA="$(CUDA)"
 	$(MAKE) wheels-test PYTHONS="$(PYTHONS)"
 	$(MAKE) sdist-test
 
 wheels-build:
-	PYTHONS="$(PYTHONS)" bash packaging/build_wheels.sh
+	PYTHONS="$(PYTHONS)" CUDA="$(CUDA)" bash packaging/build_wheels.sh
 
 wheels-test:
 	PYTHONS="$(PYTHONS)" bash packaging/test_wheels.sh

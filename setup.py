@@ -21,6 +21,9 @@ Environment variables read here (all optional):
 ``GRAPHGRAM_CUDA``
     ``1`` builds the CUDA backend: the Go core with its cgo bridge and, when nvcc
     is found, ``libggcuda.so``; see ``build_optional_libraries``.
+``GRAPHGRAM_CUDA_PREBUILT``
+    With ``GRAPHGRAM_CUDA=1``: the path of a ``libggcuda.so`` built already
+    (``cuda/build.py``), shipped instead of compiling one (the wheel builds).
 """
 
 import fcntl
@@ -99,6 +102,16 @@ def build_optional_libraries(build_lib):
     variable nothing here runs and the build needs no CUDA.
     """
     if not _cuda_requested():
+        return
+    prebuilt = os.environ.get("GRAPHGRAM_CUDA_PREBUILT", "")
+    if prebuilt:
+        # A library built once for several wheels (packaging/build_wheels.sh): it
+        # does not depend on the Python version.
+        if not os.path.isfile(prebuilt):
+            sys.exit("error: GRAPHGRAM_CUDA_PREBUILT=%s is not a file" % prebuilt)
+        os.makedirs(os.path.join(build_lib, "graphgram"), exist_ok=True)
+        shutil.copyfile(prebuilt, os.path.join(build_lib, "graphgram", "libggcuda.so"))
+        print("GRAPHGRAM_CUDA: using the prebuilt %s" % prebuilt)
         return
     import importlib.util
 

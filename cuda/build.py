@@ -15,6 +15,13 @@ is checked (see check_resources): the solver kernels that run the product
 mat-vec must use no local memory and spill no registers, and static shared
 memory must stay within 48 KiB a block. The resource report is written next to
 the library as ptxas.json.
+
+    python3 cuda/build.py --linker packaging/zcxx
+
+links the library for binary wheels instead: nvcc compiles, and the given C++
+driver (zig's, targeting glibc 2.17) links against old glibc symbol versions,
+with zig's static libc++abi and unwinder in place of libstdc++, exporting the
+ggc_* API alone (see portable_link).
 """
 import glob
 import json
@@ -90,8 +97,10 @@ def host_compiler():
     return None
 
 
-def nvcc_command(nvcc, out, archs=DEFAULT_ARCHS, ccbin=None):
-    cmd = [nvcc, "-std=c++17", "-O3", "-shared", "-cudart", "static", "-I", os.path.join(HERE, "include"),
+def nvcc_command(nvcc, out, archs=DEFAULT_ARCHS, ccbin=None, compile_only=False):
+    """nvcc's command line: the shared library, or with compile_only its object file."""
+    cmd = [nvcc, "-std=c++17", "-O3", "-c" if compile_only else "-shared", "-cudart", "static",
+           "-I", os.path.join(HERE, "include"),
            "-I", os.path.join(HERE, "src"), "-Werror", "all-warnings", "-Xptxas", "-v",
            "-Xcompiler", "-fPIC,-Wall,-Wextra,-Werror,-fvisibility=hidden"]
     if ccbin:
@@ -181,9 +190,45 @@ def summary(recs):
     return "\n".join(lines)
 
 
-def build(out_dir, archs=DEFAULT_ARCHS, check=True, verbose=False):
+# Exported symbols of the portable link: the C API alone, so that the static C++
+# runtime inside never interposes on (or is interposed by) the process's own.
+VERSION_SCRIPT = os.path.join(HERE, "src", "ggcuda.map")
+# libstdc++'s one out-of-line helper that g++-compiled std::vector code calls;
+# the portable link has libc++abi instead of libstdc++ (see portable_link).
+LIBSTDCXX_SHIM = os.path.join(HERE, "src", "libstdcxx_shim.cc")
+
+
+def cudart_static(nvcc):
+    """The static CUDA runtime of the toolkit that nvcc belongs to, or None."""
+    root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+    for sub in ("lib64", "lib", os.path.join("targets", "x86_64-linux", "lib")):
+        p = os.path.join(root, sub, "libcudart_static.a")
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+def portable_link(linker, obj, cudart, out):
+    """The command linking nvcc's object into a libggcuda.so that runs on any
+    x86_64 glibc >= 2.17 (the wheels' manylinux2014 floor).
+
+    linker is a clang-compatible C++ driver that targets the old glibc (zig c++
+    -target x86_64-linux-gnu.2.17: packaging/zcxx). It links the static CUDA
+    runtime and its own static libc++abi and unwinder: Debian's libstdc++.a and
+    libgcc_eh.a need glibc 2.32-2.36 symbols (__libc_single_threaded,
+    arc4random, _dl_find_object). The object's C++ needs only the Itanium ABI
+    (operator new, __cxa_*, the personality routine), which libc++abi provides,
+    plus one libstdc++ helper supplied by LIBSTDCXX_SHIM. -z defs turns any
+    other missing symbol into a link error instead of a load error.
+    """
+    return linker.split() + ["-shared", "-fPIC", "-O2", "-s", "-Wl,-z,defs", "-Wl,--version-script=" + VERSION_SCRIPT,
+                             "-o", out, obj, LIBSTDCXX_SHIM, cudart, "-lpthread", "-ldl", "-lrt"]
+
+
+def build(out_dir, archs=DEFAULT_ARCHS, check=True, verbose=False, linker=None):
     """Build libggcuda.so into out_dir. Returns (path, message) on success and
-    (None, one sentence saying why not) otherwise."""
+    (None, one sentence saying why not) otherwise. With linker (see
+    portable_link), nvcc compiles and linker links, for the binary wheels."""
     nvcc, where = find_nvcc()
     if nvcc is None:
         return None, "CUDA library not built: nvcc not found (%s)." % where
@@ -192,7 +237,8 @@ def build(out_dir, archs=DEFAULT_ARCHS, check=True, verbose=False):
         return None, "CUDA library not built: no C++ host compiler (g++) found for nvcc."
     os.makedirs(out_dir, exist_ok=True)
     out = os.path.join(out_dir, LIBNAME)
-    cmd = nvcc_command(nvcc, out, archs, ccbin)
+    obj = os.path.join(out_dir, "ggcuda.o")
+    cmd = nvcc_command(nvcc, obj if linker else out, archs, ccbin, compile_only=bool(linker))
     if verbose:
         print(" ".join(cmd), file=sys.stderr)
     try:
@@ -208,6 +254,20 @@ def build(out_dir, archs=DEFAULT_ARCHS, check=True, verbose=False):
             first = first[0]
         return None, "CUDA library not built: nvcc (%s) failed: %s (full log in %s)." % (
             where, first.strip(), os.path.join(out_dir, "nvcc.log"))
+    if linker:
+        cudart = cudart_static(nvcc)
+        if cudart is None:
+            return None, "CUDA library not built: no libcudart_static.a beside %s." % nvcc
+        link = portable_link(linker, obj, cudart, out)
+        if verbose:
+            print(" ".join(link), file=sys.stderr)
+        r = subprocess.run(link, capture_output=True, text=True)
+        with open(os.path.join(out_dir, "nvcc.log"), "a") as f:
+            f.write(" ".join(link) + "\n" + r.stdout + r.stderr)
+        os.remove(obj)
+        if r.returncode != 0:
+            first = (r.stderr.strip().splitlines() or ["?"])[0]
+            return None, "CUDA library not built: the portable link (%s) failed: %s." % (linker, first)
     recs = parse_ptxas(log)
     with open(os.path.join(out_dir, "ptxas.json"), "w") as f:
         json.dump(recs, f, indent=1)
@@ -218,7 +278,8 @@ def build(out_dir, archs=DEFAULT_ARCHS, check=True, verbose=False):
         if bad:
             os.remove(out)
             return None, "CUDA library not built: ptxas resource check failed: %s." % "; ".join(bad)
-    return out, "Built %s with nvcc from %s for sm_%s + PTX compute_%s." % (out, where, ", sm_".join(archs), PTX_ARCH)
+    return out, "Built %s with nvcc from %s for sm_%s + PTX compute_%s%s." % (
+        out, where, ", sm_".join(archs), PTX_ARCH, ", linked by %s" % linker if linker else "")
 
 
 def build_emulated(out_dir, cxx=None):
@@ -255,6 +316,7 @@ def main(argv):
     ap.add_argument("--install-toolkit", action="store_true", help="pip-install nvcc into .cuda-toolkit/ first")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--emulated", action="store_true", help="build libggcuda_emu.so with g++ only (tests)")
+    ap.add_argument("--linker", help="link with this C++ driver targeting an old glibc (wheels: packaging/zcxx)")
     a = ap.parse_args(argv)
     if a.emulated:
         path, msg = build_emulated(a.out)
@@ -262,7 +324,8 @@ def main(argv):
         return 0 if path else 1
     if a.install_toolkit and find_nvcc()[0] is None:
         install_toolkit()
-    path, msg = build(a.out, tuple(x for x in a.arch.split(",") if x), check=not a.no_check, verbose=a.verbose)
+    path, msg = build(a.out, tuple(x for x in a.arch.split(",") if x), check=not a.no_check, verbose=a.verbose,
+                      linker=a.linker)
     print(msg)
     rep = os.path.join(a.out, "ptxas.json")
     if os.path.exists(rep):

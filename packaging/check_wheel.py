@@ -1,12 +1,14 @@
 """Check built wheels: manylinux tag, and what their shared libraries need.
 
-    python packaging/check_wheel.py [--max-glibc 2.17] dist/graphgram-*.whl
+    python packaging/check_wheel.py [--max-glibc 2.17] [--expect-cuda] dist/graphgram-*.whl
 
 For each wheel, every ELF file inside must have no libpython in its NEEDED entries
 (an extension module leaves Python's symbols to the interpreter that imports it),
 no RPATH/RUNPATH pointing outside the wheel, only libraries from the manylinux
 policy in NEEDED, and no glibc symbol version newer than --max-glibc; the wheel's
-file name must carry a manylinux tag no newer than that glibc. Prints one line per
+file name must carry a manylinux tag no newer than that glibc. With --expect-cuda each
+wheel must ship graphgram/libggcuda.so, exporting its C API (ggc_*) and nothing else
+(the static C++ runtime inside must stay private). Prints one line per
 wheel and exits 1 if any check fails. Needs pyelftools (in build/wheeltools).
 """
 
@@ -19,6 +21,7 @@ import zipfile
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerNeedSection
+from elftools.elf.sections import SymbolTableSection
 
 # The libraries manylinux2014 (and every later policy) lets a wheel link from the system.
 ALLOWED_NEEDED = {
@@ -68,7 +71,24 @@ def check_elf(name, data, max_glibc):
     return problems, needed, top
 
 
-def check_wheel(path, max_glibc):
+CUDA_LIBRARY = "graphgram/libggcuda.so"
+
+
+def exported(data):
+    """Names of the symbols an ELF shared library defines for others to use."""
+    elf = ELFFile(io.BytesIO(data))
+    names = []
+    for section in elf.iter_sections():
+        if isinstance(section, SymbolTableSection) and section.name == ".dynsym":
+            for sym in section.iter_symbols():
+                if (sym.name and sym["st_shndx"] != "SHN_UNDEF"
+                        and sym["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK")
+                        and sym["st_info"]["type"] in ("STT_FUNC", "STT_OBJECT", "STT_TLS")):
+                    names.append(sym.name)
+    return names
+
+
+def check_wheel(path, max_glibc, expect_cuda=False):
     problems = []
     m = re.search(r"-(cp\d+)-(cp\d+)-([^/]+)\.whl$", path)
     if not m:
@@ -85,6 +105,7 @@ def check_wheel(path, max_glibc):
         problems.append("%s: platform tag %s is not manylinux <= glibc %s" % (path, m.group(3), ".".join(map(str, max_glibc))))
     summary = []
     n_elf = 0
+    has_cuda = False
     with zipfile.ZipFile(path) as zf:
         for info in zf.infolist():
             data = zf.read(info)
@@ -92,23 +113,32 @@ def check_wheel(path, max_glibc):
                 continue
             n_elf += 1
             p, needed, top = check_elf(info.filename, data, max_glibc)
+            if info.filename == CUDA_LIBRARY:
+                has_cuda = True
+                extra = sorted(n for n in exported(data) if not n.startswith("ggc_"))
+                if extra:
+                    p.append("%s exports %d symbols besides its C API, e.g. %s" % (
+                        info.filename, len(extra), ", ".join(extra[:5])))
             problems += ["%s: %s" % (path, x) for x in p]
             summary.append("%s NEEDED=%s max GLIBC_%s" % (info.filename.rsplit("/", 1)[-1], ",".join(needed),
                                                            ".".join(map(str, top)) if top else "-"))
     if n_elf == 0:
         problems.append("%s: contains no compiled extension" % path)
+    if expect_cuda and not has_cuda:
+        problems.append("%s: has no %s (built with CUDA=0?)" % (path, CUDA_LIBRARY))
     return problems, "; ".join(summary)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-glibc", default="2.17", help="newest glibc symbol version allowed (default 2.17)")
+    parser.add_argument("--expect-cuda", action="store_true", help="each wheel must ship " + CUDA_LIBRARY)
     parser.add_argument("wheels", nargs="+")
     args = parser.parse_args(argv)
     max_glibc = _version(args.max_glibc)
     failed = 0
     for path in args.wheels:
-        problems, summary = check_wheel(path, max_glibc)
+        problems, summary = check_wheel(path, max_glibc, args.expect_cuda)
         if problems:
             failed += 1
             for p in problems:

@@ -9,6 +9,11 @@
 # Every step runs with PATH set to the venv's bin/ alone (the smoke test checks that go,
 # cc, gcc, clang and zig are not found). Once, it also checks that the smoke test fails
 # on golden values off by 2e-9 relative: a smoke test that cannot fail tests nothing.
+# A wheel that ships libggcuda.so (CUDA=1 builds) is also checked with
+# tests/wheel_cuda_check.py: the shipped library loads and, without a GPU, 'auto' is
+# the CPU and 'cuda' names the CUDA error; then the wheel's GPU path runs against the
+# host-emulated library (cuda/build.py --emulated, built here with g++) and must agree
+# with its CPU path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -33,13 +38,14 @@ VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/graphgram/_version.py)
 # from it can be imported.
 RUNDIR=$(mktemp -d)
 trap 'rm -rf "$RUNDIR"' EXIT
-cp tests/wheel_smoke.py tests/wheel_smoke_golden.json "$RUNDIR/"
+cp tests/wheel_smoke.py tests/wheel_smoke_golden.json tests/wheel_cuda_check.py "$RUNDIR/"
+EMULATED=$ROOT/build/cuda-emu/libggcuda_emu.so
 python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1])); d['K'][3][7] *= 1 + 2e-9
 json.dump(d, open(sys.argv[2], 'w'))" "$RUNDIR/wheel_smoke_golden.json" "$RUNDIR/perturbed_golden.json"
 
-passed=0 failed=0 negative_done=0
+passed=0 failed=0 negative_done=0 emulated_built=0
 for v in $PYTHONS; do
     tag=cp${v/./}
     whl=$(ls "$DIST"/graphgram-"$VERSION"-"$tag"-*manylinux*.whl 2>/dev/null | head -n 1 || true)
@@ -64,6 +70,24 @@ for v in $PYTHONS; do
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); echo "FAIL $tag: demo"
+    fi
+    if python3 -c "import sys, zipfile; sys.exit('graphgram/libggcuda.so' not in zipfile.ZipFile(sys.argv[1]).namelist())" "$whl"; then
+        say "$tag: the wheel's CUDA library (wheel_cuda_check.py)"
+        if (cd "$RUNDIR" && "${clean[@]}" wheel_cuda_check.py); then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1)); echo "FAIL $tag: wheel CUDA check"
+        fi
+        if [ "$emulated_built" = 0 ]; then
+            emulated_built=1
+            python3 cuda/build.py --emulated --out "$(dirname "$EMULATED")" || die "cannot build the emulated CUDA library"
+        fi
+        say "$tag: the wheel's GPU path on the emulated CUDA library"
+        if (cd "$RUNDIR" && env GRAPHGRAM_CUDA_LIB="$EMULATED" "${clean[@]}" wheel_cuda_check.py --emulated); then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1)); echo "FAIL $tag: wheel GPU path on the emulated library"
+        fi
     fi
     if [ "$negative_done" = 0 ]; then
         negative_done=1

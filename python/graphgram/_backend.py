@@ -51,7 +51,12 @@ _POLL = 0.05
 
 
 def cuda_library():
-    """Path of the CUDA library shipped inside the package (GRAPHGRAM_CUDA=1 builds), or ""."""
+    """Path of the CUDA library to use: $GRAPHGRAM_CUDA_LIB when set (another build
+    of libggcuda.so), else the one shipped inside the package (wheels and
+    GRAPHGRAM_CUDA=1 builds), or "" for none."""
+    override = os.environ.get("GRAPHGRAM_CUDA_LIB", "")
+    if override:
+        return override
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libggcuda.so")
     return path if os.path.exists(path) else ""
 
