@@ -518,6 +518,27 @@ func TestGPUShortestPathTimings(t *testing.T) {
 				t.Errorf("float%d: worst relative error %.2g", prec, worst)
 			}
 		}
+		// The pipeline with many chunks (a memory limit holding the node-kernel
+		// matrices of about 40 of the largest pairs): the overlap of uploads,
+		// stages and downloads.
+		testMemLimit = spStreamLimit(t, gs, opt.WeightCol, prec, 40)
+		got := make([]float64, n*n)
+		var st Stats
+		t1 := time.Now()
+		err := ShortestPathGram(gs, nil, true, opt, 0, prec, SPHybrid{CPUWork: -1}, got, &st)
+		testMemLimit = 0
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for k := range want {
+			worst = max(worst, relErr(got[k], want[k]))
+		}
+		t.Logf("SP streamed, float%d: wall %v (%d call(s), %d chunks, upload %.2f ms, stages %.2f ms, download %.2f ms, pipeline wall %.2f ms, overlap %.2f ms); worst rel err %.2g",
+			prec, time.Since(t1).Round(time.Millisecond), st.Batches, st.Chunks, st.UploadMS, st.SolveMS, st.DownloadMS, st.WallMS, st.OverlapMS, worst)
+		if !(worst <= spTol[prec]) {
+			t.Errorf("streamed float%d: worst relative error %.2g", prec, worst)
+		}
 	}
 }
 
