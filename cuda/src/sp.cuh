@@ -31,7 +31,11 @@ constexpr int SP_THREADS = GG_SP_THREADS;
 constexpr int SP_WARPS = SP_THREADS / 32;
 // Terms a thread sums in T before adding them into its double accumulator
 // (float only): bounds the float summation error to SP_FLUSH roundings.
-constexpr int SP_FLUSH = 32;
+// GG_SP_FLUSH overrides it for measurements (hostref, CGO_CXXFLAGS).
+#ifndef GG_SP_FLUSH
+#define GG_SP_FLUSH 32
+#endif
+constexpr int SP_FLUSH = GG_SP_FLUSH;
 
 struct SpJob {
     int32_t i, j;
