@@ -49,11 +49,17 @@ func spFn() (unsafe.Pointer, *library, error) {
 // spkernel's definition and conventions; opt.Method and opt.APSP are ignored)
 // to out[i*len(Y)+j], symmetric as in spkernel.Gram. Pairs of small graphs go
 // to the CPU (spkernel, opt.NJobs workers) while the GPU computes the others,
-// both at once (see SPHybrid). stats, when not nil, receives the GPU's
-// timings. Errors wrap the package's sentinel errors as MarginalizedGram's do.
-func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, hybrid SPHybrid, out []float64, stats *Stats) error {
+// both at once (see SPHybrid). prec is the GPU's arithmetic (Float32: node-
+// kernel matrices, length table and products in float, sums in double; within
+// 1e-5 relative of spkernel, see README.md); the CPU part is float64. stats,
+// when not nil, receives the GPU's timings. Errors wrap the package's sentinel
+// errors as MarginalizedGram's do.
+func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, prec Precision, hybrid SPHybrid, out []float64, stats *Stats) error {
 	if symmetric {
 		Y = X
+	}
+	if prec != Float64 && prec != Float32 {
+		return fmt.Errorf("precision must be cuda.Float64 or cuda.Float32, got %d", prec)
 	}
 	nc, err := spCheck(X, Y, opt, out)
 	if err != nil {
@@ -128,7 +134,7 @@ func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options,
 			pairs = append(pairs, [2]int{i, j})
 		}
 	}
-	g := &spCall{fn: fn, l: l, node: &node, length: &length, opt: opt, nc: nc, device: device, stats: stats}
+	g := &spCall{fn: fn, l: l, node: &node, length: &length, opt: opt, nc: nc, device: device, prec: prec, stats: stats}
 	gpuErr := g.pairs(X, Y, symmetric, pairs, out)
 	wg.Wait()
 	if err := errors.Join(gpuErr, cpuErr); err != nil {
@@ -150,6 +156,7 @@ type spCall struct {
 	node, length *layout.Program
 	opt          spkernel.Options
 	nc, device   int
+	prec         Precision
 	stats        *Stats
 }
 
@@ -216,6 +223,7 @@ func (g *spCall) call(X, Y *layout.SPGraphs, lengths []float64, pairs []int32, o
 	o := (*C.ggc_sp_options)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_options{}))))
 	defer C.free(unsafe.Pointer(o))
 	o.device, o.blocks, o.num_lengths = C.int32_t(g.device), C.int32_t(testBlocks), C.int32_t(len(lengths))
+	o.precision = C.int32_t(g.prec)
 	o.lengths = (*C.double)(first(&p, lengths))
 	o.mem_limit = C.int64_t(testMemLimit)
 	var st C.ggc_stats
@@ -233,6 +241,9 @@ func (g *spCall) call(X, Y *layout.SPGraphs, lengths []float64, pairs []int32, o
 		s.DownloadMS += float64(st.download_ms)
 		s.Blocks, s.Threads = max(s.Blocks, int(st.blocks)), int(st.threads)
 		s.ScratchBytes = max(s.ScratchBytes, int64(st.scratch_bytes))
+		s.WallMS += float64(st.wall_ms)
+		s.OverlapMS += float64(st.overlap_ms)
+		s.Chunks += int(st.chunks)
 		s.Batches++
 	}
 	return nil

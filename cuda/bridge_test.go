@@ -65,7 +65,7 @@ func TestLibraryWithoutDevice(t *testing.T) {
 	if !errors.Is(err, ErrNoDevice) {
 		t.Errorf("MarginalizedGram: %v, want ErrNoDevice", err)
 	}
-	err = ShortestPathGram(gs, nil, true, spkernel.Options{WeightCol: spkernel.HopCounts}, 0, SPHybrid{}, make([]float64, len(gs)*len(gs)), nil)
+	err = ShortestPathGram(gs, nil, true, spkernel.Options{WeightCol: spkernel.HopCounts}, 0, Float64, SPHybrid{}, make([]float64, len(gs)*len(gs)), nil)
 	if !errors.Is(err, ErrNoDevice) {
 		t.Errorf("ShortestPathGram: %v, want ErrNoDevice", err)
 	}

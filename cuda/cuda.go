@@ -70,6 +70,13 @@ type Stats struct {
 	UploadMS, SolveMS, DownloadMS float64
 	Blocks, Threads               int
 	ScratchBytes                  int64
+	// WallMS is the time from the first upload to the last download, and
+	// OverlapMS = max(0, UploadMS+SolveMS+DownloadMS−WallMS) the time hidden by
+	// running transfers and stages on separate streams (ShortestPathGram's
+	// pipeline; zero where they run on one stream). Chunks is the number of
+	// chunks the pairs were cut into (ShortestPathGram).
+	WallMS, OverlapMS float64
+	Chunks            int
 	// Batches is the number of library calls the work took (more than one
 	// when device memory ran out and the work was split).
 	Batches int

@@ -283,41 +283,47 @@ func TestGPUShortestPath(t *testing.T) {
 	if short {
 		works = works[:2]
 	}
+	precs := []Precision{Float64, Float32}
 	nks := []string{"", `{"kind":"kronecker_delta","h":0,"col":0}`, `{"kind":"product","terms":[{"kind":"kronecker_delta","h":0.3,"col":1},{"kind":"square_exponential","length_scale":1.2,"col":2}]}`}
 	lks := []string{"", `{"kind":"square_exponential","length_scale":0.7,"col":0}`}
 	for ni, nk := range nks {
 		for li, lk := range lks {
 			for _, wc := range []int{spkernel.HopCounts, spkernel.GraphWeight} {
 				for _, sym := range []bool{true, false} {
-					for _, work := range works {
-						t.Run(fmt.Sprintf("node%d/len%d/w%d/sym=%v/cpuwork=%d", ni, li, wc, sym, work), func(t *testing.T) {
-							opt := spkernel.Options{WeightCol: wc}
-							if nk != "" {
-								opt.NodeKernel = testgraphs.Parse(nk)
+					for wi, work := range works {
+						for _, prec := range precs {
+							if prec == Float32 && short && wi > 0 {
+								continue // emulated: float32 all on the GPU only
 							}
-							if lk != "" {
-								opt.LengthKernel = testgraphs.Parse(lk)
-							}
-							ys := Y
-							if sym {
-								ys = X
-							}
-							want := make([]float64, len(X)*len(ys))
-							if err := spkernel.Gram(X, ys, sym, opt, want); err != nil {
-								t.Fatal(err)
-							}
-							got := make([]float64, len(want))
-							var st Stats
-							if err := ShortestPathGram(X, ys, sym, opt, 0, SPHybrid{CPUWork: work}, got, &st); err != nil {
-								t.Fatal(err)
-							}
-							for k := range want {
-								if relErr(got[k], want[k]) > 1e-12 {
-									t.Errorf("K[%d][%d] = %v, spkernel %v", k/len(ys), k%len(ys), got[k], want[k])
+							t.Run(fmt.Sprintf("node%d/len%d/w%d/sym=%v/cpuwork=%d/float%d", ni, li, wc, sym, work, prec), func(t *testing.T) {
+								opt := spkernel.Options{WeightCol: wc}
+								if nk != "" {
+									opt.NodeKernel = testgraphs.Parse(nk)
 								}
-							}
-							t.Logf("GPU: %d call(s), solve %.2f ms", st.Batches, st.SolveMS)
-						})
+								if lk != "" {
+									opt.LengthKernel = testgraphs.Parse(lk)
+								}
+								ys := Y
+								if sym {
+									ys = X
+								}
+								want := make([]float64, len(X)*len(ys))
+								if err := spkernel.Gram(X, ys, sym, opt, want); err != nil {
+									t.Fatal(err)
+								}
+								got := make([]float64, len(want))
+								var st Stats
+								if err := ShortestPathGram(X, ys, sym, opt, 0, prec, SPHybrid{CPUWork: work}, got, &st); err != nil {
+									t.Fatal(err)
+								}
+								for k := range want {
+									if !(relErr(got[k], want[k]) <= spTol[prec]) {
+										t.Errorf("K[%d][%d] = %v, spkernel %v", k/len(ys), k%len(ys), got[k], want[k])
+									}
+								}
+								t.Logf("GPU: %d call(s), %d chunk(s), stages %.2f ms", st.Batches, st.Chunks, st.SolveMS)
+							})
+						}
 					}
 				}
 			}
@@ -342,17 +348,134 @@ func TestGPUShortestPath(t *testing.T) {
 	}
 	got := make([]float64, len(want))
 	var st Stats
-	if err := ShortestPathGram(X, nil, true, opt, 0, SPHybrid{CPUWork: -1}, got, &st); err != nil {
+	if err := ShortestPathGram(X, nil, true, opt, 0, Float64, SPHybrid{CPUWork: -1}, got, &st); err != nil {
 		t.Fatal(err)
 	}
 	for k := range want {
-		if relErr(got[k], want[k]) > 1e-12 {
+		if !(relErr(got[k], want[k]) <= spTol[Float64]) {
 			t.Errorf("mem_limit: K[%d] = %v, spkernel %v", k, got[k], want[k])
 		}
 	}
 	t.Logf("mem_limit %d: %d GPU calls", testMemLimit, st.Batches)
 	if st.Batches < 2 {
 		t.Errorf("mem_limit %d did not split the work", testMemLimit)
+	}
+}
+
+// spTol is the relative error the device's shortest-path kernel must stay
+// within against spkernel, by precision (README: float32's accumulation bound
+// is (7 + 32)·2⁻²⁴ ≈ 2.3e-6 for nonnegative base kernels).
+var spTol = map[Precision]float64{Float64: 1e-12, Float32: 1e-5}
+
+// spStreamLimit is a memory limit (bytes) under which ShortestPathGram of X
+// (symmetric, all on the GPU, one library call) fits its graphs and length
+// table but only about `pairs` of the largest pairs' node-kernel matrices at
+// once, so that the pipeline runs many chunks: ggcuda.cu's accounting, with
+// the bridge's two lists (X and Y are uploaded separately).
+func spStreamLimit(t *testing.T, X []*graph.Graph, wc int, prec Precision, pairs int64) int64 {
+	Ls, lengths, err := layout.SP([][]*graph.Graph{X}, wc, testgraphs.Cols, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nmax := int64(0)
+	for _, g := range X {
+		nmax = max(nmax, int64(g.N))
+	}
+	spb := 16*int64(len(X)+1) + 12*Ls[0].TotalSP + 8*Ls[0].TotalNodes*testgraphs.Cols
+	L := int64(len(lengths))
+	np := int64(len(X) * (len(X) + 1) / 2)
+	size := int64(prec / 8)
+	return 2*spb + size*L*L + np*32 + 64 + pairs*size*nmax*nmax
+}
+
+// TestGPUShortestPathStreams: the streamed pipeline (uploads on a copy stream
+// overlapping the stages of the previous chunk, per-chunk downloads) with a
+// memory limit that cuts the pairs into many chunks, in both precisions,
+// against spkernel; the graphs are uploaded chunk by chunk as pairs need them.
+func TestGPUShortestPathStreams(t *testing.T) {
+	requireGPU(t)
+	defer func() { testMemLimit = 0 }()
+	rng := rand.New(rand.NewPCG(53, 54))
+	var X []*graph.Graph
+	for i := 0; i < 12; i++ {
+		n := 4 + rng.IntN(20)
+		X = append(X, testgraphs.Random(rng, n, n+rng.IntN(2*n), i%2 == 0))
+	}
+	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.2,"col":2}`),
+		LengthKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":0.7,"col":0}`)}
+	want := make([]float64, len(X)*len(X))
+	if err := spkernel.Gram(X, nil, true, opt, want); err != nil {
+		t.Fatal(err)
+	}
+	for _, prec := range []Precision{Float64, Float32} {
+		testMemLimit = spStreamLimit(t, X, opt.WeightCol, prec, 3)
+		got := make([]float64, len(want))
+		var st Stats
+		if err := ShortestPathGram(X, nil, true, opt, 0, prec, SPHybrid{CPUWork: -1}, got, &st); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for k := range want {
+			e := relErr(got[k], want[k])
+			worst = max(worst, e)
+			if !(e <= spTol[prec]) {
+				t.Errorf("float%d: K[%d][%d] = %v, spkernel %v", prec, k/len(X), k%len(X), got[k], want[k])
+			}
+		}
+		t.Logf("float%d, mem_limit %d: %d call(s), %d chunks; upload %.2f ms, stages %.2f ms, download %.2f ms, wall %.2f ms, overlap %.2f ms; worst rel err %.2g",
+			prec, testMemLimit, st.Batches, st.Chunks, st.UploadMS, st.SolveMS, st.DownloadMS, st.WallMS, st.OverlapMS, worst)
+		if st.Batches != 1 || st.Chunks < 5 {
+			t.Errorf("float%d: %d call(s) and %d chunks, want 1 call of at least 5 chunks", prec, st.Batches, st.Chunks)
+		}
+		if st.WallMS <= 0 || st.UploadMS <= 0 || st.SolveMS <= 0 || st.DownloadMS <= 0 {
+			t.Errorf("float%d: timings not reported: %+v", prec, st)
+		}
+	}
+}
+
+// TestGPUShortestPathOrderEmulated shows that the streamed pipeline's tests can
+// fail: the emulated runtime (emu_runtime.h) poisons the destination of an
+// asynchronous copy until the copy stream reaches it, and the emulated
+// library's test switch GGCUDA_EMU_SKIP_UPLOAD_WAIT drops the compute stream's
+// wait for each chunk's uploads. The results must then be wrong. Emulated
+// library only (the switch is not compiled into the real one).
+func TestGPUShortestPathOrderEmulated(t *testing.T) {
+	requireGPU(t)
+	if ds, err := Devices(); err != nil || len(ds) == 0 || ds[0].Name != "graphgram host emulation" {
+		t.Skip("needs the host-emulated library")
+	}
+	defer func() { testMemLimit = 0 }()
+	rng := rand.New(rand.NewPCG(55, 56))
+	var X []*graph.Graph
+	for i := 0; i < 8; i++ {
+		X = append(X, testgraphs.Random(rng, 6+i, 12+2*i, false))
+	}
+	opt := spkernel.Options{WeightCol: spkernel.HopCounts}
+	want := make([]float64, len(X)*len(X))
+	if err := spkernel.Gram(X, nil, true, opt, want); err != nil {
+		t.Fatal(err)
+	}
+	run := func() (bad int) {
+		testMemLimit = spStreamLimit(t, X, opt.WeightCol, Float64, 2)
+		got := make([]float64, len(want))
+		var st Stats
+		if err := ShortestPathGram(X, nil, true, opt, 0, Float64, SPHybrid{CPUWork: -1}, got, &st); err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if !(relErr(got[k], want[k]) <= spTol[Float64]) {
+				bad++
+			}
+		}
+		t.Logf("%d chunks, %d of %d entries wrong", st.Chunks, bad, len(want))
+		return bad
+	}
+	if bad := run(); bad != 0 {
+		t.Fatalf("with the waits: %d wrong entries", bad)
+	}
+	t.Setenv("GGCUDA_EMU_SKIP_UPLOAD_WAIT", "1")
+	if bad := run(); bad == 0 {
+		t.Errorf("without the compute stream's waits for the uploads the results were still right: the test cannot see a missing dependency")
 	}
 }
 
@@ -377,19 +500,45 @@ func TestGPUShortestPathTimings(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpu := time.Since(t0)
-	for _, work := range []int64{-1, 0} {
+	for _, prec := range []Precision{Float64, Float32} {
+		for _, work := range []int64{-1, 0} {
+			got := make([]float64, n*n)
+			var st Stats
+			t1 := time.Now()
+			if err := ShortestPathGram(gs, nil, true, opt, 0, prec, SPHybrid{CPUWork: work}, got, &st); err != nil {
+				t.Fatal(err)
+			}
+			worst := 0.0
+			for k := range want {
+				worst = max(worst, relErr(got[k], want[k]))
+			}
+			t.Logf("SP, 40 graphs of 40-160 nodes, float%d, cpuwork=%d: CPU %v; hybrid wall %v (GPU: %d chunks, upload %.2f ms, stages %.2f ms, download %.2f ms, pipeline wall %.2f ms, overlap %.2f ms); worst rel err %.2g",
+				prec, work, cpu.Round(time.Millisecond), time.Since(t1).Round(time.Millisecond), st.Chunks, st.UploadMS, st.SolveMS, st.DownloadMS, st.WallMS, st.OverlapMS, worst)
+			if !(worst <= spTol[prec]) {
+				t.Errorf("float%d: worst relative error %.2g", prec, worst)
+			}
+		}
+		// The pipeline with many chunks (a memory limit holding the node-kernel
+		// matrices of about 40 of the largest pairs): the overlap of uploads,
+		// stages and downloads.
+		testMemLimit = spStreamLimit(t, gs, opt.WeightCol, prec, 40)
 		got := make([]float64, n*n)
 		var st Stats
 		t1 := time.Now()
-		if err := ShortestPathGram(gs, nil, true, opt, 0, SPHybrid{CPUWork: work}, got, &st); err != nil {
+		err := ShortestPathGram(gs, nil, true, opt, 0, prec, SPHybrid{CPUWork: -1}, got, &st)
+		testMemLimit = 0
+		if err != nil {
 			t.Fatal(err)
 		}
 		worst := 0.0
 		for k := range want {
 			worst = max(worst, relErr(got[k], want[k]))
 		}
-		t.Logf("SP, 40 graphs of 40-160 nodes, cpuwork=%d: CPU %v; hybrid wall %v (GPU upload %.2f ms, stages %.2f ms); worst rel err %.2g",
-			work, cpu.Round(time.Millisecond), time.Since(t1).Round(time.Millisecond), st.UploadMS, st.SolveMS, worst)
+		t.Logf("SP streamed, float%d: wall %v (%d call(s), %d chunks, upload %.2f ms, stages %.2f ms, download %.2f ms, pipeline wall %.2f ms, overlap %.2f ms); worst rel err %.2g",
+			prec, time.Since(t1).Round(time.Millisecond), st.Batches, st.Chunks, st.UploadMS, st.SolveMS, st.DownloadMS, st.WallMS, st.OverlapMS, worst)
+		if !(worst <= spTol[prec]) {
+			t.Errorf("streamed float%d: worst relative error %.2g", prec, worst)
+		}
 	}
 }
 

@@ -41,7 +41,7 @@ func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symm
 
 // ShortestPathGram computes the shortest-path kernel's Gram matrix on a
 // device; without the cuda tag it returns ErrNotBuilt.
-func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, hybrid SPHybrid, out []float64, stats *Stats) error {
+func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, prec Precision, hybrid SPHybrid, out []float64, stats *Stats) error {
 	return ErrNotBuilt
 }
 

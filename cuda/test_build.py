@@ -77,8 +77,9 @@ class BuildTest(unittest.TestCase):
         self.assertEqual(build.check_resources(recs), [])
         archs = {r["arch"] for r in recs if build.is_matvec_kernel(r["name"])}
         self.assertEqual(archs, {"sm_75", "sm_80", "sm_90"})
-        walks = [r for r in recs if r["name"].strip().endswith("sp_walk")]
-        self.assertEqual(len(walks), 3)
+        walks = [r for r in recs if "sp_walk<" in r["name"]]
+        self.assertEqual(len(walks), 6)  # float and double on three architectures
+        self.assertEqual({r["name"].split("sp_walk<")[1] for r in walks}, {"float>", "double>"})
         self.assertTrue(all(build.is_matvec_kernel(r["name"]) for r in walks))
 
 

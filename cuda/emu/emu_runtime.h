@@ -1,29 +1,186 @@
 // emu_runtime.h: the CUDA runtime calls of src/ggcuda.cu, mocked in host memory
 // for the emulation build of the library (emu_lib.cc): one "device" whose
-// memory is the host's, copies are memcpy, streams and events are no-ops with
-// wall-clock timings. $GGCUDA_EMU_FREE sets the free memory it reports (bytes,
-// default 1 GiB) so that the out-of-memory paths can be exercised.
+// memory is the host's. $GGCUDA_EMU_FREE sets the free memory it reports
+// (bytes, default 1 GiB) so that the out-of-memory paths can be exercised.
+//
+// Streams and events are honoured, so that the library's ordering between
+// streams is tested, not assumed: each stream is a host worker thread running
+// its operations (copies, memsets, kernels, event records and waits) in issue
+// order, and streams run concurrently with each other and with the host.
+// Missing dependencies then show as wrong results rather than passing by luck:
+//
+// * streams are lazy (below): an operation runs only when something that
+//   waits for it needs it, so a missing dependency between streams shows every
+//   time, not by chance;
+// * an asynchronous copy poisons its destination (0xFF bytes: NaN for floats,
+//   -1 for integers) when it is issued, and writes the data only when its stream
+//   runs it (after $GGCUDA_EMU_COPY_DELAY_US µs, default 0), so a kernel that
+//   does not wait for its upload reads poison, and a host that reads a download
+//   before synchronizing reads NaN;
+// * device allocations start poisoned and have poisoned guard bands on both
+//   sides, so a kernel that indexes with a poisoned (-1) integer reads NaN
+//   rather than the neighbouring allocation or unmapped memory;
+// * one kernel runs at a time (emu.h's launch state is global), as if the
+//   device had one queue for kernels; copies overlap with it.
+// cudaFree waits for all streams (as the real one synchronizes the device).
 #pragma once
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "../hostref/emu.h"
 
 enum cudaError_t {
     cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
     cudaErrorInsufficientDriver = 35,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
+    cudaErrorNotReady = 600,
     cudaErrorNotSupported = 801,
     cudaErrorSystemDriverMismatch = 803,
     cudaErrorCompatNotSupportedOnDevice = 804
 };
 enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
-typedef struct emu_stream* cudaStream_t;
-typedef std::chrono::steady_clock::time_point* cudaEvent_t;
 constexpr unsigned cudaStreamNonBlocking = 1;
+
+namespace emu {
+
+using clock = std::chrono::steady_clock;
+
+// stream: a worker thread running queued operations in order. Streams are
+// lazy: an operation runs only once something needs it (a stream or event
+// synchronization, or a wait on an event recorded after it by another stream's
+// operation that itself runs), the latest a CUDA device may run it. Work on
+// one stream that should wait for another but does not then reliably runs
+// first, rather than by chance. $GGCUDA_EMU_EAGER runs every operation as soon
+// as its stream reaches it.
+struct stream {
+    std::mutex m;
+    std::condition_variable cv, idle;
+    std::deque<std::function<void()>> q;
+    uint64_t issued = 0, demanded = 0, executed = 0;
+    bool stop = false, busy = false;
+    std::thread worker;
+    stream() {
+        if (getenv("GGCUDA_EMU_EAGER")) demanded = UINT64_MAX;
+        worker = std::thread([this] {
+            std::unique_lock<std::mutex> l(m);
+            for (;;) {
+                cv.wait(l, [this] { return stop || (!q.empty() && executed < demanded); });
+                if (q.empty()) return;  // stop, drained
+                if (executed >= demanded) demanded = issued;  // stop: run the rest
+                std::function<void()> op = std::move(q.front());
+                q.pop_front();
+                busy = true;
+                l.unlock();
+                op();
+                l.lock();
+                busy = false;
+                executed++;
+                if (q.empty()) idle.notify_all();
+                idle.notify_all();
+            }
+        });
+    }
+    // push queues op and returns the number of operations issued so far.
+    uint64_t push(std::function<void()> op) {
+        std::lock_guard<std::mutex> l(m);
+        q.push_back(std::move(op));
+        cv.notify_one();
+        return ++issued;
+    }
+    // demand lets the first n operations run.
+    void demand(uint64_t n) {
+        std::lock_guard<std::mutex> l(m);
+        if (n > demanded) demanded = n;
+        cv.notify_one();
+    }
+    void sync() {
+        std::unique_lock<std::mutex> l(m);
+        if (issued > demanded) demanded = issued;
+        cv.notify_one();
+        idle.wait(l, [this] { return q.empty() && !busy; });
+    }
+    ~stream() {
+        {
+            std::lock_guard<std::mutex> l(m);
+            stop = true;
+            cv.notify_one();
+        }
+        worker.join();
+    }
+};
+
+// event: recorded is the number of records issued, done the highest record
+// completed; a wait issued after record number k waits until done >= k, and
+// first demands the recording stream's operations up to that record.
+struct event {
+    std::mutex m;
+    std::condition_variable cv;
+    uint64_t recorded = 0, done = 0;
+    stream* by = nullptr;  // the stream of the latest record, and its position
+    uint64_t at = 0;
+    clock::time_point t;
+};
+
+inline std::mutex& streams_mu() {
+    static std::mutex m;
+    return m;
+}
+inline std::set<stream*>& streams() {
+    static std::set<stream*> s;
+    return s;
+}
+inline std::mutex& kernel_mu() {
+    static std::mutex m;
+    return m;
+}
+
+// sync_all waits until every stream is idle.
+inline void sync_all() {
+    std::lock_guard<std::mutex> l(streams_mu());
+    for (stream* s : streams()) s->sync();
+}
+
+inline long copy_delay_us() {
+    const char* e = getenv("GGCUDA_EMU_COPY_DELAY_US");
+    return e ? atol(e) : 0;
+}
+
+constexpr size_t GUARD = size_t(256) << 10;
+constexpr unsigned char POISON = 0xFF;
+
+// submit runs op on stream s, or at once on the legacy default stream (null).
+inline void submit(stream* s, std::function<void()> op) {
+    if (s)
+        s->push(std::move(op));
+    else {
+        sync_all();
+        op();
+    }
+}
+
+// launch_async queues a kernel (fn captures its arguments by value).
+inline void launch_async(stream* s, unsigned grid, unsigned block, std::function<void()> fn) {
+    submit(s, [grid, block, fn] {
+        std::lock_guard<std::mutex> l(kernel_mu());
+        launch(grid, block, fn);
+    });
+}
+
+}  // namespace emu
+
+typedef emu::stream* cudaStream_t;
+typedef emu::event* cudaEvent_t;
 
 struct cudaDeviceProp {
     char name[256];
@@ -37,6 +194,7 @@ inline const char* cudaGetErrorString(cudaError_t e) {
     case cudaSuccess: return "no error";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidValue: return "invalid argument";
     default: return "emulated error";
     }
 }
@@ -45,6 +203,7 @@ inline const char* cudaGetErrorName(cudaError_t e) {
     case cudaSuccess: return "cudaSuccess";
     case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
     default: return "cudaErrorUnknown";
     }
 }
@@ -85,41 +244,147 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, K, int, size_t
     *n = 1;
     return cudaSuccess;
 }
+// Device memory: [size][guard][bytes][guard], all poisoned.
 inline cudaError_t cudaMalloc(void** p, size_t bytes) {
-    *p = malloc(bytes);
-    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+    const size_t hdr = 64;
+    unsigned char* b = (unsigned char*)malloc(hdr + 2 * emu::GUARD + bytes);
+    if (!b) {
+        *p = nullptr;
+        return cudaErrorMemoryAllocation;
+    }
+    memcpy(b, &bytes, sizeof bytes);
+    memset(b + hdr, emu::POISON, 2 * emu::GUARD + bytes);
+    *p = b + hdr + emu::GUARD;
+    return cudaSuccess;
 }
 inline cudaError_t cudaFree(void* p) {
+    if (!p) return cudaSuccess;
+    emu::sync_all();
+    free((unsigned char*)p - emu::GUARD - 64);
+    return cudaSuccess;
+}
+// Pinned host memory is ordinary host memory here.
+inline cudaError_t cudaMallocHost(void** p, size_t bytes) {
+    *p = malloc(bytes ? bytes : 1);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+inline cudaError_t cudaFreeHost(void* p) {
+    emu::sync_all();
     free(p);
     return cudaSuccess;
 }
-inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind, cudaStream_t) {
-    memcpy(d, s, n);
+inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind, cudaStream_t st) {
+    if (!st) {
+        emu::sync_all();
+        memcpy(d, s, n);
+        return cudaSuccess;
+    }
+    // Poisoned from issue to completion: readers that do not wait see it.
+    memset(d, emu::POISON, n);
+    const long us = emu::copy_delay_us();
+    st->push([d, s, n, us] {
+        if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+        memcpy(d, s, n);
+    });
     return cudaSuccess;
 }
-inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t) {
-    memset(d, v, n);
+inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t st) {
+    emu::submit(st, [d, v, n] { memset(d, v, n); });
     return cudaSuccess;
 }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
-    *s = nullptr;
+    *s = new emu::stream();
+    std::lock_guard<std::mutex> l(emu::streams_mu());
+    emu::streams().insert(*s);
     return cudaSuccess;
 }
-inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
+    if (!s) return cudaSuccess;
+    {
+        std::lock_guard<std::mutex> l(emu::streams_mu());
+        emu::streams().erase(s);
+    }
+    delete s;  // drains the queue first
+    return cudaSuccess;
+}
+inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+    if (s)
+        s->sync();
+    else
+        emu::sync_all();
+    return cudaSuccess;
+}
 inline cudaError_t cudaEventCreate(cudaEvent_t* e) {
-    *e = new std::chrono::steady_clock::time_point();
+    *e = new emu::event();
     return cudaSuccess;
 }
-inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
-    *e = std::chrono::steady_clock::now();
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+    uint64_t k;
+    {
+        std::lock_guard<std::mutex> l(e->m);
+        k = ++e->recorded;
+    }
+    auto op = [e, k] {
+        std::lock_guard<std::mutex> l(e->m);
+        e->t = emu::clock::now();
+        e->done = std::max(e->done, k);
+        e->cv.notify_all();
+    };
+    if (!s) {
+        emu::submit(s, op);
+        return cudaSuccess;
+    }
+    // The record's position is set before the operation can run (under e->m).
+    std::lock_guard<std::mutex> l(e->m);
+    e->by = s;
+    e->at = s->push(op);
+    return cudaSuccess;
+}
+// wait_record demands the stream of record k of e up to it and waits for it.
+inline void emu_wait_record(cudaEvent_t e, uint64_t k, emu::stream* by, uint64_t at) {
+    if (by) by->demand(at);
+    std::unique_lock<std::mutex> l(e->m);
+    e->cv.wait(l, [e, k] { return e->done >= k; });
+}
+// cudaStreamWaitEvent: s's later work waits for e's latest record (none: no wait).
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0) {
+    uint64_t k, at;
+    emu::stream* by;
+    {
+        std::lock_guard<std::mutex> l(e->m);
+        k = e->recorded, by = e->by, at = e->at;
+    }
+    if (k == 0) return cudaSuccess;
+    emu::submit(s, [e, k, by, at] { emu_wait_record(e, k, by, at); });
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+    uint64_t k, at;
+    emu::stream* by;
+    {
+        std::lock_guard<std::mutex> l(e->m);
+        k = e->recorded, by = e->by, at = e->at;
+    }
+    if (k == 0) return cudaSuccess;
+    emu_wait_record(e, k, by, at);
     return cudaSuccess;
 }
 inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
-    *ms = std::chrono::duration<float, std::milli>(*b - *a).count();
+    std::lock_guard<std::mutex> la(a->m);
+    if (a->done == 0 || a->done < a->recorded) return cudaErrorNotReady;
+    const emu::clock::time_point ta = a->t;
+    if (a != b) {
+        std::lock_guard<std::mutex> lb(b->m);
+        if (b->done == 0 || b->done < b->recorded) return cudaErrorNotReady;
+        *ms = std::chrono::duration<float, std::milli>(b->t - ta).count();
+    } else {
+        *ms = 0;
+    }
     return cudaSuccess;
 }
 inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+    // Records still queued hold e: let them finish first.
+    cudaEventSynchronize(e);
     delete e;
     return cudaSuccess;
 }

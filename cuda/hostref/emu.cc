@@ -140,12 +140,15 @@ extern "C" int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_m
     return gram<double>(X, Y, node, edge, opt, chunk_words, out, iters, err, errlen);
 }
 
-extern "C" int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
-                         const ggc_mk_program* length, const double* lengths, int L, const int32_t* pairs,
-                         int64_t npairs, int blocks, int64_t chunk_words, double* out) {
+namespace {
+
+template <typename T>
+int emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* length,
+           const double* lengths, int L, const int32_t* pairs, int64_t npairs, int blocks, int64_t chunk_words,
+           double* out) {
     if (!Y) Y = X;
-    std::vector<double> ltab((size_t)L * L + 1, NAN);
-    emu::launch(2, SP_THREADS, [&] { sp_length_table(length, lengths, L, ltab.data()); });
+    std::vector<T> ltab((size_t)L * L + 1, T(NAN));
+    emu::launch(2, SP_THREADS, [&] { sp_length_table<T>(length, lengths, L, ltab.data()); });
     std::vector<std::pair<double, SpJob>> order;
     for (int64_t k = 0; k < npairs; k++) {
         const int i = pairs[2 * k], j = pairs[2 * k + 1];
@@ -155,7 +158,7 @@ extern "C" int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const g
     std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
     std::vector<SpJob> jobs;
     for (auto& p : order) jobs.push_back(p.second);
-    std::vector<double> work((size_t)chunk_words + 1);
+    std::vector<T> work((size_t)chunk_words + 1);
     std::fill(out, out + npairs, NAN);
     for (size_t k0 = 0; k0 < jobs.size();) {
         size_t k1 = k0;
@@ -169,14 +172,25 @@ extern "C" int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const g
             k1++;
         }
         if (k1 == k0) return GGC_ERR_OOM;
-        std::fill(work.begin(), work.end(), NAN);
+        // Poison the work space: the kernels must not read what they did not write.
+        std::fill(work.begin(), work.end(), T(NAN));
         const int n = (int)(k1 - k0);
         SpJob* jb = jobs.data() + k0;
-        emu::launch(n, SP_THREADS, [&] { sp_vertex(*X, *Y, jb, node, work.data()); });
+        emu::launch(n, SP_THREADS, [&] { sp_vertex<T>(*X, *Y, jb, node, work.data()); });
         int counter = 0;
         emu::launch(std::min(blocks, n), SP_THREADS,
-                    [&] { sp_walk(*X, *Y, jb, n, &counter, ltab.data(), L, work.data(), out); });
+                    [&] { sp_walk<T>(*X, *Y, jb, n, &counter, ltab.data(), L, work.data(), out); });
         k0 = k1;
     }
     return GGC_OK;
+}
+
+}  // namespace
+
+extern "C" int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
+                         const ggc_mk_program* length, const double* lengths, int L, const int32_t* pairs,
+                         int64_t npairs, int blocks, int64_t chunk_words, int precision, double* out) {
+    if (precision == 32)
+        return emu_sp<float>(X, Y, node, length, lengths, L, pairs, npairs, blocks, chunk_words, out);
+    return emu_sp<double>(X, Y, node, length, lengths, L, pairs, npairs, blocks, chunk_words, out);
 }

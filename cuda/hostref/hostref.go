@@ -15,6 +15,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"unsafe"
 
@@ -215,8 +216,10 @@ func (g *cSPGraphs) free() {
 }
 
 // EmuSP runs the shortest-path kernels (src/sp.cuh) on host threads for the
-// pairs (pairs[2k], pairs[2k+1]) of X × Y (Y nil: X).
-func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float64, pairs []int32, blocks int, chunkWords int64) []float64 {
+// pairs (pairs[2k], pairs[2k+1]) of X × Y (Y nil: X), in precision 64 or 32,
+// in chunks of at most chunkWords of node-kernel matrices (an error when one
+// pair needs more).
+func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float64, pairs []int32, blocks int, chunkWords int64, precision int) ([]float64, error) {
 	cx := newCSPGraphs(X)
 	defer cx.free()
 	cy := cx
@@ -226,8 +229,11 @@ func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float6
 	}
 	out := make([]float64, max(len(pairs)/2, 1))
 	pairs, lengths = nonEmpty(pairs), nonEmpty(lengths)
-	C.hr_emu_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
+	rc := C.hr_emu_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
 		(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
-		C.int(blocks), C.int64_t(chunkWords), (*C.double)(&out[0]))
-	return out[:len(pairs)/2]
+		C.int(blocks), C.int64_t(chunkWords), C.int(precision), (*C.double)(&out[0]))
+	if rc != 0 {
+		return nil, fmt.Errorf("hr_emu_sp: status %d (a pair needs more than %d words)", int(rc), chunkWords)
+	}
+	return out[:len(pairs)/2], nil
 }

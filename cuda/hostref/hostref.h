@@ -28,10 +28,11 @@ int hr_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* 
 int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
                 const ggc_mgk_options* opt, int64_t chunk_words, double* out, int32_t* iters, char* err,
                 size_t errlen);
-/* hr_emu_sp runs the shortest-path kernels (src/sp.cuh) on host threads. */
+/* hr_emu_sp runs the shortest-path kernels (src/sp.cuh) on host threads in
+ * precision 64 or 32. */
 int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
               const ggc_mk_program* length, const double* lengths, int L, const int32_t* pairs, int64_t npairs,
-              int blocks, int64_t chunk_words, double* out);
+              int blocks, int64_t chunk_words, int precision, double* out);
 #ifdef __cplusplus
 }
 #endif

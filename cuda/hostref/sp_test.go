@@ -34,9 +34,14 @@ func spPrograms(t *testing.T, nk, lk microkernel.Kernel) (layout.Program, layout
 	return np, lp
 }
 
+// spBound is the relative error the SP kernels must stay within against
+// spkernel, by precision: float64 to 1e-12; float32 to 1e-5, above the
+// (7 + SP_FLUSH)·2⁻²⁴ ≈ 2.3e-6 bound of sp.cuh's accumulation (README).
+var spBound = map[int]float64{64: 1e-12, 32: 1e-5}
+
 // TestEmulatedSP runs the shortest-path kernels of src/sp.cuh (vertex stage,
 // walk stage and reduction, persistent blocks, chunks) on host threads against
-// gokernel/spkernel.
+// gokernel/spkernel, in both precisions.
 func TestEmulatedSP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	X := append(testgraphs.EdgeCases(21), testgraphs.Random(rng, 30, 45, false))
@@ -83,15 +88,59 @@ func TestEmulatedSP(t *testing.T) {
 							}
 						}
 						np, lp := spPrograms(t, nk, lk)
-						got := EmuSP(L[0], LY, &np, &lp, lengths, pairs, 3, 2000)
-						for k := range want {
-							if relErr(got[k], want[k]) > 1e-12 {
-								t.Errorf("K[%d][%d] = %v, spkernel %v", k/len(ys), k%len(ys), got[k], want[k])
+						for _, prec := range []int{64, 32} {
+							// 4000 words: the largest pair (45×45 nodes) fits, and the
+							// 81 pairs take several chunks.
+							got, err := EmuSP(L[0], LY, &np, &lp, lengths, pairs, 3, 4000, prec)
+							if err != nil {
+								t.Fatal(err)
 							}
+							worst := 0.0
+							for k := range want {
+								e := relErr(got[k], want[k])
+								worst = max(worst, e)
+								if !(e <= spBound[prec]) {
+									t.Errorf("float%d: K[%d][%d] = %v, spkernel %v", prec, k/len(ys), k%len(ys), got[k], want[k])
+								}
+							}
+							t.Logf("float%d: worst relative error %.2g", prec, worst)
 						}
 					})
 				}
 			}
+		}
+	}
+}
+
+// TestEmulatedSPFloat32Large: one pair with tens of millions of SP-edge pairs
+// (so that each thread sums about a million terms) stays within the float32
+// bound: the per-thread sums are flushed into double.
+func TestEmulatedSPFloat32Large(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	X := []*graph.Graph{testgraphs.Random(rng, 110, 200, false), testgraphs.Random(rng, 100, 180, false)}
+	nk := parse(t, `{"kind":"square_exponential","length_scale":1.5,"col":2}`)
+	lk := parse(t, `{"kind":"square_exponential","length_scale":2,"col":0}`)
+	opt := spkernel.Options{NodeKernel: nk, LengthKernel: lk, WeightCol: spkernel.HopCounts, NJobs: 1}
+	want := make([]float64, 4)
+	if err := spkernel.Gram(X, nil, true, opt, want); err != nil {
+		t.Fatal(err)
+	}
+	L, lengths, err := layout.SP([][]*graph.Graph{X}, spkernel.HopCounts, testgraphs.Cols, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	np, lp := spPrograms(t, nk, lk)
+	pairs := []int32{0, 0, 0, 1, 1, 1}
+	got, err := EmuSP(L[0], nil, &np, &lp, lengths, pairs, 1, 1<<16, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, ij := range [][2]int{{0, 0}, {0, 1}, {1, 1}} {
+		w := want[ij[0]*2+ij[1]]
+		e := relErr(got[k], w)
+		t.Logf("pair %v: %d×%d SP-edge pairs, float32 relative error %.2g", ij, L[0].NumSP(ij[0]), L[0].NumSP(ij[1]), e)
+		if !(e <= spBound[32]) {
+			t.Errorf("pair %v: float32 %v, spkernel %v (relative error %.2g)", ij, got[k], w, e)
 		}
 	}
 }

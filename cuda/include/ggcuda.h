@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define GGC_ABI_VERSION 1
+#define GGC_ABI_VERSION 2
 
 /* The library is built with hidden visibility; the API is exported. */
 #if defined(__GNUC__)
@@ -119,11 +119,19 @@ enum {
     GGC_FLAG_DIAG = 2      /* only K(X[i], X[i]) into out[i] (iters, resid likewise); Y is ignored */
 };
 
-/* Timings measured with CUDA events and sizes of one call. */
+/* Timings measured with CUDA events and sizes of one call. upload_ms,
+ * solve_ms and download_ms are the summed times of the transfers and stages;
+ * where they run on separate streams (ggc_sp_pairs) they overlap, wall_ms is
+ * the time from the first upload to the last download and overlap_ms =
+ * max(0, upload + solve + download − wall), the time hidden by overlapping.
+ * chunks: the number of chunks the pairs were cut into. */
 typedef struct {
     double upload_ms, solve_ms, download_ms;
     int32_t blocks, threads;
     int64_t scratch_bytes;
+    double wall_ms, overlap_ms;
+    int32_t chunks;
+    int32_t pad;
 } ggc_stats;
 
 GGC_API int ggc_abi_version(void);
@@ -164,7 +172,7 @@ typedef struct {
     int32_t device;
     int32_t blocks;     /* persistent blocks; 0 = as many as fit */
     int32_t num_lengths; /* distinct lengths */
-    int32_t pad;
+    int32_t precision;  /* 64 or 32 (0 means 64): node-kernel matrices, length table and products */
     const double* lengths; /* num_lengths distinct lengths; κlength is evaluated on them once */
     int64_t mem_limit;     /* as in ggc_mgk_options */
 } ggc_sp_options;
@@ -173,7 +181,11 @@ typedef struct {
  * shortest-path kernel: Σ over ordered SP-edge pairs of
  * κnode(u,u')·κlength(d,d')·κnode(v,v') (GraKeL's convention, as
  * gokernel/spkernel). node and length are base-kernel programs (a length is a
- * one-column row); Y == NULL means X. Float64 only. */
+ * one-column row); Y == NULL means X. Pairs are computed largest first in
+ * chunks: a chunk's graphs not yet on the device are uploaded (from pinned
+ * host memory, on a copy stream) while the previous chunk's stages run (on a
+ * compute stream), and each chunk's results are downloaded on a third stream.
+ * The SP-graph arrays of X and Y must stay unchanged until the call returns. */
 GGC_API int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
                          const ggc_mk_program* length, const ggc_sp_options* opt, const int32_t* pairs,
                          int64_t npairs, double* out, ggc_stats* stats, char* err, size_t errlen);

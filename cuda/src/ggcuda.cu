@@ -9,6 +9,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -20,11 +21,14 @@
 
 using namespace gg;
 
-// GG_LAUNCH(kernel, grid, block, stream, args...) launches a kernel, or runs it
-// on host threads in the emulation build. kernel is a variable holding the
-// kernel (template arguments would split the macro's arguments).
+// GG_LAUNCH(kernel, grid, block, stream, args...) launches a kernel, or queues
+// it on the stream's host worker in the emulation build (emu_runtime.h), which
+// runs it later: the arguments are captured by value, as a launch does.
+// kernel is a variable holding the kernel (template arguments would split the
+// macro's arguments).
 #if defined(GG_EMU)
-#define GG_LAUNCH(k, grid, block, stream, ...) emu::launch((unsigned)(grid), (unsigned)(block), [&] { k(__VA_ARGS__); })
+#define GG_LAUNCH(k, grid, block, stream, ...) \
+    emu::launch_async((stream), (unsigned)(grid), (unsigned)(block), [=] { k(__VA_ARGS__); })
 #else
 #define GG_LAUNCH(k, grid, block, stream, ...) k<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
 #endif
@@ -380,25 +384,384 @@ extern "C" int ggc_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_
     return mgk_gram<double>(X, Y, node, edge, opt, out, iters, resid, stats, err, errlen);
 }
 
+
+// ---- The shortest-path kernel (FCSP): a pipeline over three streams. ----
+
 namespace {
 
-cudaError_t upload_sp(Arena& ar, const ggc_sp_graphs& h, ggc_sp_graphs* d, cudaStream_t st) {
-    *d = h;
-    cudaError_t e;
-    if ((e = upload(ar, &d->node_off, h.node_off, (int64_t)h.num_graphs + 1, st))) return e;
-    if ((e = upload(ar, &d->sp_off, h.sp_off, (int64_t)h.num_graphs + 1, st))) return e;
-    if ((e = upload(ar, &d->sp_u, h.sp_u, h.total_sp, st))) return e;
-    if ((e = upload(ar, &d->sp_v, h.sp_v, h.total_sp, st))) return e;
-    if ((e = upload(ar, &d->sp_len, h.sp_len, h.total_sp, st))) return e;
-    return upload(ar, &d->node_feat, h.node_feat, h.total_nodes * h.node_cols, st);
-}
-
+// sp_bytes is the device memory of an SP-graph list (features stay double).
 int64_t sp_bytes(const ggc_sp_graphs& g) {
     return 16 * ((int64_t)g.num_graphs + 1) + 12 * g.total_sp + 8 * g.total_nodes * g.node_cols;
 }
 
 // Length tables larger than this (entries) are not built: such calls use the CPU.
 constexpr int64_t SP_LENGTH_TABLE_MAX = int64_t(1) << 24;
+// The pairs are cut into at least this many chunks when each still holds at
+// least SP_CHUNK_MIN_BYTES of node-kernel matrices: more chunks let uploads
+// overlap with computation, but a chunk must keep the device's blocks busy.
+constexpr int64_t SP_MIN_CHUNKS = 4;
+constexpr int64_t SP_CHUNK_MIN_BYTES = int64_t(64) << 20;
+
+// HostBuf: pinned host memory (cudaMallocHost), or ordinary memory where
+// pinning fails (the copies are then correct but not overlapped).
+struct HostBuf {
+    void* p = nullptr;
+    bool pinned = false;
+    ~HostBuf() {
+        if (pinned)
+            cudaFreeHost(p);
+        else
+            free(p);
+    }
+    bool alloc(size_t bytes) {
+        if (cudaMallocHost(&p, bytes ? bytes : 1) == cudaSuccess) {
+            pinned = true;
+            return true;
+        }
+        cudaGetLastError();  // clear the failed pinning
+        p = malloc(bytes ? bytes : 1);
+        return p != nullptr;
+    }
+};
+
+// SpList is one SP-graph list on its way to the device: the device arrays
+// (whole lists, at the host offsets) in d, the pinned staging copies in h, and
+// which graphs have been uploaded.
+struct SpList {
+    const ggc_sp_graphs* src;
+    ggc_sp_graphs d, h;
+    std::vector<char> resident;
+};
+
+// Staging lays out pinned host memory: put reserves n elements of S.
+struct Staging {
+    size_t off = 0;
+    char* base = nullptr;
+    template <typename S>
+    S* put(int64_t n) {
+        off = (off + 15) & ~size_t(15);
+        S* r = (S*)(base + off);
+        off += sizeof(S) * (size_t)std::max<int64_t>(n, 1);
+        return r;
+    }
+};
+
+template <typename S>
+cudaError_t h2d(S* d, const S* h, int64_t n, cudaStream_t st) {
+    if (n <= 0) return cudaSuccess;
+    return cudaMemcpyAsync((void*)d, (const void*)h, sizeof(S) * (size_t)n, cudaMemcpyHostToDevice, st);
+}
+
+// upload_graphs queues the upload of graphs [a, b) of l (copied into the
+// pinned staging first, then one copy per array on stream st).
+cudaError_t upload_range(SpList& l, int a, int b, cudaStream_t st) {
+    const ggc_sp_graphs& s = *l.src;
+    const int64_t e0 = s.sp_off[a], e1 = s.sp_off[b];
+    const int64_t f0 = s.node_off[a] * s.node_cols, f1 = s.node_off[b] * s.node_cols;
+    std::copy(s.sp_u + e0, s.sp_u + e1, (int32_t*)l.h.sp_u + e0);
+    std::copy(s.sp_v + e0, s.sp_v + e1, (int32_t*)l.h.sp_v + e0);
+    std::copy(s.sp_len + e0, s.sp_len + e1, (int32_t*)l.h.sp_len + e0);
+    std::copy(s.node_feat + f0, s.node_feat + f1, (double*)l.h.node_feat + f0);
+    cudaError_t e;
+    if ((e = h2d((int32_t*)l.d.sp_u + e0, l.h.sp_u + e0, e1 - e0, st))) return e;
+    if ((e = h2d((int32_t*)l.d.sp_v + e0, l.h.sp_v + e0, e1 - e0, st))) return e;
+    if ((e = h2d((int32_t*)l.d.sp_len + e0, l.h.sp_len + e0, e1 - e0, st))) return e;
+    return h2d((double*)l.d.node_feat + f0, l.h.node_feat + f0, f1 - f0, st);
+}
+
+// upload_needed queues the graphs of l that the listed graph indices need and
+// that are not resident yet, contiguous runs in one copy per array.
+cudaError_t upload_needed(SpList& l, std::vector<int>& need, cudaStream_t st) {
+    std::sort(need.begin(), need.end());
+    need.erase(std::unique(need.begin(), need.end()), need.end());
+    for (size_t a = 0; a < need.size();) {
+        size_t b = a + 1;
+        while (b < need.size() && need[b] == need[b - 1] + 1) b++;
+        cudaError_t e = upload_range(l, need[a], need[b - 1] + 1, st);
+        if (e != cudaSuccess) return e;
+        for (size_t k = a; k < b; k++) l.resident[need[k]] = 1;
+        a = b;
+    }
+    return cudaSuccess;
+}
+
+// EventPool: events destroyed together.
+struct EventPool {
+    std::vector<cudaEvent_t> ev;
+    ~EventPool() {
+        for (cudaEvent_t e : ev) cudaEventDestroy(e);
+    }
+    cudaError_t make(cudaEvent_t* e) {
+        cudaError_t r = cudaEventCreate(e);
+        if (r == cudaSuccess) ev.push_back(*e);
+        return r;
+    }
+};
+
+struct Streams {
+    cudaStream_t s[3] = {nullptr, nullptr, nullptr};
+    ~Streams() {
+        for (cudaStream_t x : s)
+            if (x) cudaStreamDestroy(x);
+    }
+};
+
+float elapsed(cudaEvent_t a, cudaEvent_t b) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) return 0;
+    return ms;
+}
+
+template <typename T>
+int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
+             const ggc_mk_program* length, const ggc_sp_options* o, const int32_t* pairs, int64_t npairs,
+             double* out, ggc_stats* stats, char* err, size_t errlen) {
+    const int L = o->num_lengths;
+    const bool same = Y == X;
+    // Jobs, largest first; kv offsets by chunk.
+    std::vector<std::pair<double, SpJob>> order;
+    int64_t largest = 0, total = 0;
+    auto words = [&](const SpJob& j) {
+        return (X->node_off[j.i + 1] - X->node_off[j.i]) * (Y->node_off[j.j + 1] - Y->node_off[j.j]);
+    };
+    for (int64_t k = 0; k < npairs; k++) {
+        const int i = pairs[2 * k], j = pairs[2 * k + 1];
+        if (i < 0 || i >= X->num_graphs || j < 0 || j >= Y->num_graphs) {
+            say(err, errlen, "ggc_sp_pairs: pair index out of range");
+            return GGC_ERR_ARG;
+        }
+        const int64_t ma = X->sp_off[i + 1] - X->sp_off[i], mb = Y->sp_off[j + 1] - Y->sp_off[j];
+        const SpJob jb{i, j, 0, k};
+        const int64_t w = words(jb);
+        largest = std::max(largest, w);
+        total += w;
+        order.push_back({double(ma) * double(mb) + double(w), jb});
+    }
+    std::stable_sort(order.begin(), order.end(), [](const std::pair<double, SpJob>& a, const std::pair<double, SpJob>& b) {
+        return a.first > b.first;
+    });
+    const size_t nj = order.size();
+    const int64_t gbytes = sp_bytes(*X) + (same ? 0 : sp_bytes(*Y));
+    const int64_t tbytes = (int64_t)sizeof(T) * L * L;
+    if (o->mem_limit > 0 && gbytes + tbytes + (int64_t)sizeof(T) * largest > o->mem_limit) {
+        say(err, errlen, "device memory exhausted (mem_limit)");
+        return GGC_ERR_OOM;
+    }
+    CK(cudaSetDevice(o->device));
+    Streams ss;
+    for (auto& x : ss.s) CK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+    cudaStream_t up = ss.s[0], ks = ss.s[1], dn = ss.s[2];
+    EventPool evs;
+    Arena ar;  // after the streams: freed (and synchronized) first on every return
+
+    // Device arrays: whole lists at the host offsets, filled as chunks need them.
+    SpList lx{X, *X, *X, std::vector<char>(X->num_graphs, 0)}, ly{Y, *Y, *Y, std::vector<char>(Y->num_graphs, 0)};
+    auto dalloc = [&](SpList& l) -> cudaError_t {
+        const ggc_sp_graphs& s = *l.src;
+        cudaError_t e;
+        if ((e = ar.alloc((void**)&l.d.node_off, 8 * ((size_t)s.num_graphs + 1)))) return e;
+        if ((e = ar.alloc((void**)&l.d.sp_off, 8 * ((size_t)s.num_graphs + 1)))) return e;
+        if ((e = ar.alloc((void**)&l.d.sp_u, 4 * (size_t)std::max<int64_t>(s.total_sp, 1)))) return e;
+        if ((e = ar.alloc((void**)&l.d.sp_v, 4 * (size_t)std::max<int64_t>(s.total_sp, 1)))) return e;
+        if ((e = ar.alloc((void**)&l.d.sp_len, 4 * (size_t)std::max<int64_t>(s.total_sp, 1)))) return e;
+        return ar.alloc((void**)&l.d.node_feat, 8 * (size_t)std::max<int64_t>(s.total_nodes * s.node_cols, 1));
+    };
+    CK(dalloc(lx));
+    if (!same) CK(dalloc(ly));
+    const ggc_sp_graphs& dy = same ? lx.d : ly.d;
+    ggc_mk_program *dnode, *dlen;
+    double *dlengths, *dres;
+    T *ltab, *work;
+    SpJob* djobs;
+    int* counter;
+    CK(ar.alloc((void**)&dnode, sizeof(ggc_mk_program)));
+    CK(ar.alloc((void**)&dlen, sizeof(ggc_mk_program)));
+    CK(ar.alloc((void**)&dlengths, 8 * (size_t)std::max(L, 1)));
+    CK(ar.alloc((void**)&ltab, sizeof(T) * (size_t)std::max<int64_t>((int64_t)L * L, 1)));
+    CK(ar.alloc((void**)&djobs, sizeof(SpJob) * nj));
+    CK(ar.alloc((void**)&dres, sizeof(double) * nj));
+    CK(ar.alloc((void**)&counter, sizeof(int)));
+    // Work space: the node-kernel matrices of one chunk.
+    size_t free_b = 0, total_b = 0;
+    CK(cudaMemGetInfo(&free_b, &total_b));
+    int64_t avail = (int64_t)(FREE_SHARE * (double)free_b);
+    if (o->mem_limit > 0)
+        avail = std::min<int64_t>(avail, o->mem_limit - gbytes - tbytes - (int64_t)nj * (int64_t)(sizeof(SpJob) + 8) - 64);
+    const int64_t cap = std::min<int64_t>(CHUNK_BYTES, avail) / (int64_t)sizeof(T);
+    if (largest > cap) {
+        say(err, errlen, "device memory exhausted: one pair's node-kernel matrix does not fit");
+        return GGC_ERR_OOM;
+    }
+    const int64_t chunk_words = std::min(
+        cap, std::max({largest, (total + SP_MIN_CHUNKS - 1) / SP_MIN_CHUNKS, SP_CHUNK_MIN_BYTES / (int64_t)sizeof(T)}));
+    CK(ar.alloc((void**)&work, sizeof(T) * (size_t)std::max<int64_t>(std::min(total, chunk_words), 1)));
+
+    // Pinned staging: offsets, graph arrays, programs, lengths, jobs, results.
+    Staging sg;
+    auto layout = [&](Staging& g) {
+        for (SpList* l : {&lx, &ly}) {
+            if (l == &ly && same) break;
+            const ggc_sp_graphs& s = *l->src;
+            l->h.node_off = g.put<int64_t>(s.num_graphs + 1);
+            l->h.sp_off = g.put<int64_t>(s.num_graphs + 1);
+            l->h.sp_u = g.put<int32_t>(s.total_sp);
+            l->h.sp_v = g.put<int32_t>(s.total_sp);
+            l->h.sp_len = g.put<int32_t>(s.total_sp);
+            l->h.node_feat = g.put<double>(s.total_nodes * s.node_cols);
+        }
+    };
+    layout(sg);  // sizes only (base null)
+    ggc_mk_program* hprog = sg.put<ggc_mk_program>(2);
+    double* hlengths = sg.put<double>(L);
+    SpJob* hjobs = sg.put<SpJob>((int64_t)nj);
+    double* hres = sg.put<double>((int64_t)nj);
+    HostBuf hb;
+    // On every return, the streams finish before hb (and then the device
+    // memory) is freed: an early error return must not free what queued
+    // copies still read.
+    struct SyncGuard {
+        Streams& s;
+        ~SyncGuard() {
+            for (cudaStream_t x : s.s)
+                if (x) cudaStreamSynchronize(x);
+        }
+    } sync_guard{ss};
+    if (!hb.alloc(sg.off)) {
+        say(err, errlen, "ggc_sp_pairs: out of host memory for the staging buffers");
+        return GGC_ERR_OOM;
+    }
+    Staging real;
+    real.base = (char*)hb.p;
+    layout(real);
+    hprog = real.put<ggc_mk_program>(2);
+    hlengths = real.put<double>(L);
+    hjobs = real.put<SpJob>((int64_t)nj);
+    hres = real.put<double>((int64_t)nj);
+
+    // Chunks (job ranges) and kv offsets; jobs[k].out is the job's slot k.
+    std::vector<size_t> bounds{0};
+    for (size_t k = 0; k < nj;) {
+        int64_t off = 0;
+        while (k < nj && off + words(order[k].second) <= chunk_words) {
+            hjobs[k] = order[k].second;
+            hjobs[k].kv = off;
+            hjobs[k].out = (int64_t)k;
+            off += words(order[k].second);
+            k++;
+        }
+        bounds.push_back(k);
+    }
+    const size_t nchunks = bounds.size() - 1;
+
+    // Prologue (copy stream): offsets, programs, lengths, all jobs.
+    cudaEvent_t ev_start, ev_pro, ev_tab0, ev_tab1;
+    CK(evs.make(&ev_start));
+    CK(evs.make(&ev_pro));
+    CK(evs.make(&ev_tab0));
+    CK(evs.make(&ev_tab1));
+    CK(cudaEventRecord(ev_start, up));
+    for (SpList* l : {&lx, &ly}) {
+        if (l == &ly && same) break;
+        const ggc_sp_graphs& s = *l->src;
+        std::copy(s.node_off, s.node_off + s.num_graphs + 1, (int64_t*)l->h.node_off);
+        std::copy(s.sp_off, s.sp_off + s.num_graphs + 1, (int64_t*)l->h.sp_off);
+        CK(h2d((int64_t*)l->d.node_off, l->h.node_off, s.num_graphs + 1, up));
+        CK(h2d((int64_t*)l->d.sp_off, l->h.sp_off, s.num_graphs + 1, up));
+    }
+    hprog[0] = *node;
+    hprog[1] = *length;
+    std::copy(o->lengths, o->lengths + L, hlengths);
+    CK(h2d(dnode, hprog, 1, up));
+    CK(h2d(dlen, hprog + 1, 1, up));
+    CK(h2d(dlengths, (const double*)hlengths, L, up));
+    CK(h2d(djobs, (const SpJob*)hjobs, (int64_t)nj, up));
+    CK(cudaEventRecord(ev_pro, up));
+    CK(cudaStreamWaitEvent(ks, ev_pro, 0));
+    CK(cudaEventRecord(ev_tab0, ks));
+    if (L > 0) {
+        auto table = sp_length_table<T>;
+        GG_LAUNCH(table, std::min<int64_t>(((int64_t)L * L + SP_THREADS - 1) / SP_THREADS, 1024), SP_THREADS, ks,
+                  dlen, dlengths, L, ltab);
+        CK(cudaGetLastError());
+    }
+    CK(cudaEventRecord(ev_tab1, ks));
+
+    int dev;
+    CK(cudaGetDevice(&dev));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sp_walk<T>, SP_THREADS, 0));
+    int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+    if (o->blocks > 0) max_grid = std::min<int64_t>(max_grid, o->blocks);
+#if defined(GG_EMU)
+    // Test only (emulated library): skip the compute stream's wait for a
+    // chunk's uploads, to show that the tests catch the missing dependency.
+    const bool skip_wait = getenv("GGCUDA_EMU_SKIP_UPLOAD_WAIT") != nullptr;
+#else
+    constexpr bool skip_wait = false;
+#endif
+    // Per chunk: uploads [0, 1] on up, stages [2, 3] on ks, download [4, 5] on dn.
+    std::vector<std::array<cudaEvent_t, 6>> cev(nchunks);
+    int64_t grid_used = 0;
+    std::vector<int> nx, ny;
+    for (size_t c = 0; c < nchunks; c++) {
+        for (cudaEvent_t& e : cev[c]) CK(evs.make(&e));
+        const size_t k0 = bounds[c], k1 = bounds[c + 1];
+        const int n = (int)(k1 - k0);
+        nx.clear(), ny.clear();
+        for (size_t k = k0; k < k1; k++) {
+            if (!lx.resident[hjobs[k].i]) nx.push_back(hjobs[k].i);
+            SpList& l = same ? lx : ly;
+            if (!l.resident[hjobs[k].j]) (same ? nx : ny).push_back(hjobs[k].j);
+        }
+        CK(cudaEventRecord(cev[c][0], up));
+        CK(upload_needed(lx, nx, up));
+        if (!same) CK(upload_needed(ly, ny, up));
+        CK(cudaEventRecord(cev[c][1], up));
+        if (!skip_wait) CK(cudaStreamWaitEvent(ks, cev[c][1], 0));
+        CK(cudaEventRecord(cev[c][2], ks));
+        auto vertex = sp_vertex<T>;
+        GG_LAUNCH(vertex, n, SP_THREADS, ks, lx.d, dy, djobs + k0, dnode, work);
+        CK(cudaGetLastError());
+        CK(cudaMemsetAsync(counter, 0, sizeof(int), ks));
+        const int64_t grid = std::min<int64_t>(max_grid, n);
+        grid_used = std::max(grid_used, grid);
+        auto walk = sp_walk<T>;
+        GG_LAUNCH(walk, grid, SP_THREADS, ks, lx.d, dy, djobs + k0, n, counter, (const T*)ltab, L, (const T*)work, dres);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(cev[c][3], ks));
+        CK(cudaStreamWaitEvent(dn, cev[c][3], 0));
+        CK(cudaEventRecord(cev[c][4], dn));
+        CK(cudaMemcpyAsync(hres + k0, dres + k0, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost, dn));
+        CK(cudaEventRecord(cev[c][5], dn));
+    }
+    // Downloads first: what they need, and nothing else, must have run (the
+    // emulation runs work only when waited for, so this order is what makes a
+    // missing upload dependency visible there; on a device it is immaterial).
+    CK(cudaStreamSynchronize(dn));
+    CK(cudaStreamSynchronize(ks));
+    CK(cudaStreamSynchronize(up));
+    for (size_t k = 0; k < nj; k++) out[order[k].second.out] = hres[k];
+    if (stats) {
+        double u = elapsed(ev_start, ev_pro), kt = elapsed(ev_tab0, ev_tab1), d = 0;
+        for (auto& e : cev) {
+            u += elapsed(e[0], e[1]);
+            kt += elapsed(e[2], e[3]);
+            d += elapsed(e[4], e[5]);
+        }
+        stats->upload_ms = u;
+        stats->solve_ms = kt;
+        stats->download_ms = d;
+        stats->wall_ms = nchunks ? elapsed(ev_start, cev.back()[5]) : 0;
+        stats->overlap_ms = std::max(0.0, u + kt + d - stats->wall_ms);
+        stats->chunks = (int32_t)nchunks;
+        stats->blocks = (int32_t)grid_used;
+        stats->threads = SP_THREADS;
+        stats->scratch_bytes = (int64_t)sizeof(T) * std::min(total, chunk_words);
+    }
+    return GGC_OK;
+}
 
 }  // namespace
 
@@ -410,143 +773,16 @@ extern "C" int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, cons
         return GGC_ERR_ARG;
     }
     if (!Y) Y = X;
-    const int L = o->num_lengths;
-    if ((int64_t)L * L > SP_LENGTH_TABLE_MAX) {
+    if ((int64_t)o->num_lengths * o->num_lengths > SP_LENGTH_TABLE_MAX) {
         say(err, errlen, "ggc_sp_pairs: too many distinct path lengths for the length-kernel table");
         return GGC_ERR_UNSUPPORTED;
     }
+    if (o->precision != 0 && o->precision != 32 && o->precision != 64) {
+        say(err, errlen, "ggc_sp_pairs: precision must be 32 or 64");
+        return GGC_ERR_ARG;
+    }
     if (stats) memset(stats, 0, sizeof(*stats));
     if (npairs == 0) return GGC_OK;
-    std::vector<std::pair<double, SpJob>> order;
-    int64_t largest = 0;
-    for (int64_t k = 0; k < npairs; k++) {
-        const int i = pairs[2 * k], j = pairs[2 * k + 1];
-        if (i < 0 || i >= X->num_graphs || j < 0 || j >= Y->num_graphs) {
-            say(err, errlen, "ggc_sp_pairs: pair index out of range");
-            return GGC_ERR_ARG;
-        }
-        const int64_t ma = X->sp_off[i + 1] - X->sp_off[i], mb = Y->sp_off[j + 1] - Y->sp_off[j];
-        const int64_t na = X->node_off[i + 1] - X->node_off[i], nb = Y->node_off[j + 1] - Y->node_off[j];
-        largest = std::max(largest, na * nb);
-        order.push_back({double(ma) * double(mb) + double(na * nb), SpJob{i, j, 0, k}});
-    }
-    std::stable_sort(order.begin(), order.end(), [](const std::pair<double, SpJob>& a, const std::pair<double, SpJob>& b) {
-        return a.first > b.first;
-    });
-    std::vector<SpJob> jobs;
-    for (auto& p : order) jobs.push_back(p.second);
-    const bool same = Y == X;
-    if (o->mem_limit > 0 &&
-        sp_bytes(*X) + (same ? 0 : sp_bytes(*Y)) + 8 * ((int64_t)L * L + largest) > o->mem_limit) {
-        say(err, errlen, "device memory exhausted (mem_limit)");
-        return GGC_ERR_OOM;
-    }
-    CK(cudaSetDevice(o->device));
-    cudaStream_t st;
-    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    struct StreamGuard {
-        cudaStream_t s;
-        ~StreamGuard() { cudaStreamDestroy(s); }
-    } guard{st};
-    Arena ar;
-    cudaEvent_t ev[4];
-    for (auto& e : ev) CK(cudaEventCreate(&e));
-    struct EventGuard {
-        cudaEvent_t* e;
-        ~EventGuard() {
-            for (int k = 0; k < 4; k++) cudaEventDestroy(e[k]);
-        }
-    } eguard{ev};
-    CK(cudaEventRecord(ev[0], st));
-    ggc_sp_graphs dx, dy;
-    CK(upload_sp(ar, *X, &dx, st));
-    if (same)
-        dy = dx;
-    else
-        CK(upload_sp(ar, *Y, &dy, st));
-    const ggc_mk_program *dnode, *dlen;
-    const double* dlengths;
-    CK(upload(ar, &dnode, node, 1, st));
-    CK(upload(ar, &dlen, length, 1, st));
-    CK(upload(ar, &dlengths, o->lengths, L, st));
-    CK(cudaEventRecord(ev[1], st));
-    double* ltab;
-    CK(ar.alloc((void**)&ltab, sizeof(double) * (size_t)std::max<int64_t>((int64_t)L * L, 1)));
-    if (L > 0) {
-        auto table = sp_length_table;
-        GG_LAUNCH(table, std::min<int64_t>(((int64_t)L * L + SP_THREADS - 1) / SP_THREADS, 1024), SP_THREADS, st, dlen,
-                  dlengths, L, ltab);
-        CK(cudaGetLastError());
-    }
-    // Work space: the node-kernel matrices of a chunk of pairs.
-    size_t free_b = 0, total_b = 0;
-    CK(cudaMemGetInfo(&free_b, &total_b));
-    int64_t avail = (int64_t)(FREE_SHARE * (double)free_b) - npairs * (int64_t)(sizeof(SpJob) + 8) - 64;
-    if (o->mem_limit > 0) avail = std::min<int64_t>(avail, o->mem_limit - sp_bytes(*X) - sp_bytes(*Y) - 8 * (int64_t)L * L);
-    const int64_t cap = std::min<int64_t>(CHUNK_BYTES, avail) / 8;
-    if (largest > cap) {
-        say(err, errlen, "device memory exhausted: one pair's node-kernel matrix does not fit");
-        return GGC_ERR_OOM;
-    }
-    int64_t total = 0;
-    for (auto& j : jobs) total += (int64_t)(X->node_off[j.i + 1] - X->node_off[j.i]) * (Y->node_off[j.j + 1] - Y->node_off[j.j]);
-    double* work;
-    SpJob* djobs;
-    double* dout;
-    int* counter;
-    CK(ar.alloc((void**)&work, 8 * (size_t)std::max<int64_t>(std::min(total, cap), 1)));
-    CK(ar.alloc((void**)&djobs, sizeof(SpJob) * jobs.size()));
-    CK(ar.alloc((void**)&dout, sizeof(double) * (size_t)npairs));
-    CK(ar.alloc((void**)&counter, sizeof(int)));
-    int dev;
-    CK(cudaGetDevice(&dev));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, dev));
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sp_walk, SP_THREADS, 0));
-    int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
-    if (o->blocks > 0) max_grid = std::min<int64_t>(max_grid, o->blocks);
-    int64_t grid_used = 0;
-    const size_t nj = jobs.size();
-    for (size_t k0 = 0; k0 < nj;) {
-        size_t k1 = k0;
-        int64_t off = 0;
-        while (k1 < nj) {
-            const int64_t w = (int64_t)(X->node_off[jobs[k1].i + 1] - X->node_off[jobs[k1].i]) *
-                              (Y->node_off[jobs[k1].j + 1] - Y->node_off[jobs[k1].j]);
-            if (off + w > cap) break;
-            jobs[k1].kv = off;
-            off += w;
-            k1++;
-        }
-        const int n = (int)(k1 - k0);
-        CK(cudaMemcpyAsync(djobs + k0, jobs.data() + k0, sizeof(SpJob) * n, cudaMemcpyHostToDevice, st));
-        auto vertex = sp_vertex;
-        GG_LAUNCH(vertex, n, SP_THREADS, st, dx, dy, djobs + k0, dnode, work);
-        CK(cudaGetLastError());
-        CK(cudaMemsetAsync(counter, 0, sizeof(int), st));
-        const int64_t grid = std::min<int64_t>(max_grid, n);
-        grid_used = std::max(grid_used, grid);
-        auto walk = sp_walk;
-        GG_LAUNCH(walk, grid, SP_THREADS, st, dx, dy, djobs + k0, n, counter, ltab, L, work, dout);
-        CK(cudaGetLastError());
-        k0 = k1;
-    }
-    CK(cudaEventRecord(ev[2], st));
-    CK(cudaMemcpyAsync(out, dout, sizeof(double) * (size_t)npairs, cudaMemcpyDeviceToHost, st));
-    CK(cudaEventRecord(ev[3], st));
-    CK(cudaStreamSynchronize(st));
-    if (stats) {
-        float ms;
-        CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
-        stats->upload_ms = ms;
-        CK(cudaEventElapsedTime(&ms, ev[1], ev[2]));
-        stats->solve_ms = ms;
-        CK(cudaEventElapsedTime(&ms, ev[2], ev[3]));
-        stats->download_ms = ms;
-        stats->blocks = (int32_t)grid_used;
-        stats->threads = SP_THREADS;
-        stats->scratch_bytes = 8 * std::min(total, cap);
-    }
-    return GGC_OK;
+    if (o->precision == 32) return sp_pairs<float>(X, Y, node, length, o, pairs, npairs, out, stats, err, errlen);
+    return sp_pairs<double>(X, Y, node, length, o, pairs, npairs, out, stats, err, errlen);
 }

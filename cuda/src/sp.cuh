@@ -5,6 +5,15 @@
 // sum κlength·(Kv(u,u')Kv(v,v') + Kv(u,v')Kv(v,u')) over all pairs of SP edges
 // in a grid-stride loop, then reduce over the block). κlength comes from a table
 // over the distinct lengths, so the walk stage does no base-kernel arithmetic.
+//
+// Precision T (float or double) is that of the stored node-kernel matrices and
+// length table and of the walk stage's products; base kernels are always
+// evaluated in double (on the double features: that stage is O(n·n'), the walk
+// O(|SP|·|SP'|)) and rounded once to T. In float, each thread adds its terms in
+// float SP_FLUSH at a time and then into a double, and the block reduces in
+// double: every term is nonnegative for graphgram's base kernels, so the error
+// of an entry stays below (7 + SP_FLUSH)·2⁻²⁴ relative, whatever the number of
+// terms (README, "The shortest-path kernel on the device").
 #pragma once
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -20,11 +29,18 @@ namespace gg {
 #endif
 constexpr int SP_THREADS = GG_SP_THREADS;
 constexpr int SP_WARPS = SP_THREADS / 32;
+// Terms a thread sums in T before adding them into its double accumulator
+// (float only): bounds the float summation error to SP_FLUSH roundings.
+// GG_SP_FLUSH overrides it for measurements (hostref, CGO_CXXFLAGS).
+#ifndef GG_SP_FLUSH
+#define GG_SP_FLUSH 32
+#endif
+constexpr int SP_FLUSH = GG_SP_FLUSH;
 
 struct SpJob {
     int32_t i, j;
     int64_t kv;  // offset of the pair's node-kernel matrix in the work space
-    int64_t out; // index into the results
+    int64_t out; // index into the results (the job's position in the sorted list)
 };
 
 // SpGraph is graph i of a ggc_sp_graphs list.
@@ -49,28 +65,34 @@ __host__ __device__ inline SpGraph sp_graph(const ggc_sp_graphs& g, int i) {
     return r;
 }
 
-// sp_length_table: tab[a·L + b] = κlength(length a, length b).
+// sp_length_table: tab[a·L + b] = κlength(length a, length b), evaluated in
+// double and rounded to T.
+template <typename T>
 __global__ void __launch_bounds__(SP_THREADS) sp_length_table(const ggc_mk_program* length, const double* lengths,
-                                                              int L, double* tab) {
+                                                              int L, T* tab) {
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < (int64_t)L * L;
          k += (int64_t)gridDim.x * blockDim.x)
-        tab[k] = mk_eval<double>(*length, lengths + k / L, lengths + k % L);
+        tab[k] = T(mk_eval<double>(*length, lengths + k / L, lengths + k % L));
 }
 
-// sp_vertex (one block a job): the node-kernel matrix Kv[u·n' + u'].
+// sp_vertex (one block a job): the node-kernel matrix Kv[u·n' + u'], evaluated
+// in double and rounded to T.
+template <typename T>
 __global__ void __launch_bounds__(SP_THREADS) sp_vertex(ggc_sp_graphs X, ggc_sp_graphs Y, const SpJob* __restrict__ jobs,
-                                                        const ggc_mk_program* node, double* work) {
+                                                        const ggc_mk_program* node, T* work) {
     const SpJob jb = jobs[blockIdx.x];
     const SpGraph A = sp_graph(X, jb.i), B = sp_graph(Y, jb.j);
-    double* kv = work + jb.kv;
+    T* kv = work + jb.kv;
     for (int64_t k = threadIdx.x; k < (int64_t)A.n * B.n; k += blockDim.x)
-        kv[k] = mk_eval<double>(*node, A.feat + (k / B.n) * X.node_cols, B.feat + (k % B.n) * Y.node_cols);
+        kv[k] = T(mk_eval<double>(*node, A.feat + (k / B.n) * X.node_cols, B.feat + (k % B.n) * Y.node_cols));
 }
 
-// sp_walk: persistent blocks; the walk-kernel stage and the reduction.
+// sp_walk: persistent blocks; the walk-kernel stage and the reduction. out[jb.out]
+// receives the job's kernel value (double in both precisions).
+template <typename T>
 __global__ void __launch_bounds__(SP_THREADS) sp_walk(ggc_sp_graphs X, ggc_sp_graphs Y, const SpJob* __restrict__ jobs,
-                                                      int njobs, int* counter, const double* __restrict__ ltab, int L,
-                                                      const double* work, double* out) {
+                                                      int njobs, int* counter, const T* __restrict__ ltab, int L,
+                                                      const T* work, double* out) {
     __shared__ double red[SP_WARPS];
     __shared__ int job_s;
     for (;;) {
@@ -80,16 +102,24 @@ __global__ void __launch_bounds__(SP_THREADS) sp_walk(ggc_sp_graphs X, ggc_sp_gr
         if (job >= njobs) return;
         const SpJob jb = jobs[job];
         const SpGraph A = sp_graph(X, jb.i), B = sp_graph(Y, jb.j);
-        const double* kv = work + jb.kv;
+        const T* kv = work + jb.kv;
         const int nb = B.n;
         double acc = 0;
+        T part = 0;  // float: the last < SP_FLUSH terms; double: all of them
+        int cnt = 0;
         for (int64_t k = threadIdx.x; k < A.m * B.m; k += blockDim.x) {
             const int64_t e = k / B.m, f = k % B.m;
             const int u = A.u[e], v = A.v[e], up = B.u[f], vp = B.v[f];
-            const double kl = ltab[(int64_t)A.len[e] * L + B.len[f]];
-            acc += kl * (kv[(int64_t)u * nb + up] * kv[(int64_t)v * nb + vp] +
-                         kv[(int64_t)u * nb + vp] * kv[(int64_t)v * nb + up]);
+            const T kl = ltab[(int64_t)A.len[e] * L + B.len[f]];
+            part += kl * (kv[(int64_t)u * nb + up] * kv[(int64_t)v * nb + vp] +
+                          kv[(int64_t)u * nb + vp] * kv[(int64_t)v * nb + up]);
+            if (sizeof(T) < sizeof(double) && ++cnt == SP_FLUSH) {
+                acc += part;
+                part = 0;
+                cnt = 0;
+            }
         }
+        acc += part;
         for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
         if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = acc;
         __syncthreads();
