@@ -43,14 +43,12 @@ func shortestPath(mode string, params []byte, r *request, b buffers, warn *warni
 		return err
 	}
 	if gpu && mode == "gram" {
-		// spPrecision becomes the kernel's precision parameter (float64 until
-		// the Python side passes one).
-		spPrecision := cuda.Float64
+		prec, _ := p.precision() // checked by gpu()
 		out, err := output[float64](b.out, b.outLen, len(r.x.graphs)*len(r.y.graphs), "out")
 		if err != nil {
 			return err
 		}
-		err = cuda.ShortestPathGram(r.x.graphs, r.y.graphs, r.symmetric, opt, p.DeviceIndex, spPrecision, cuda.SPHybrid{}, out, nil)
+		err = cuda.ShortestPathGram(r.x.graphs, r.y.graphs, r.symmetric, opt, p.DeviceIndex, prec, cuda.SPHybrid{}, out, nil)
 		if !onCPU(err, warn) {
 			return err
 		}

