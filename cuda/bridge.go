@@ -16,6 +16,8 @@ package cuda
 //   int (*info)(int, char*, size_t, int*, int*, int64_t*, int*, char*, size_t);
 //   int (*gram)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
 //               const ggc_mgk_options*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
+//   int (*grad)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//               const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
 // } gg_lib;
 //
 // static gg_lib* gg_open(const char* path, char* err, size_t n) {
@@ -28,7 +30,9 @@ package cuda
 //   l->info = (int (*)(int, char*, size_t, int*, int*, int64_t*, int*, char*, size_t))dlsym(h, "ggc_device_info");
 //   l->gram = (int (*)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
 //       const ggc_mgk_options*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_gram");
-//   if (!l->abi || !l->count || !l->info || !l->gram) {
+//   l->grad = (int (*)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//       const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_gram_grad");
+//   if (!l->abi || !l->count || !l->info || !l->gram || !l->grad) {
 //     snprintf(err, n, "%s lacks a ggc_ function", path);
 //     dlclose(h); free(l); return NULL;
 //   }
@@ -43,6 +47,11 @@ package cuda
 //     const ggc_mk_program* ek, const ggc_mgk_options* o, double* out, int32_t* it, double* res, ggc_stats* st,
 //     char* e, size_t n) {
 //   return l->gram(x, y, nk, ek, o, out, it, res, st, e, n);
+// }
+// static int gg_grad(gg_lib* l, const ggc_graphs* x, const ggc_graphs* y, const ggc_mk_program* nk,
+//     const ggc_mk_program* ek, const ggc_mgk_options* o, double* out, double* g, int32_t* it, double* res,
+//     ggc_stats* st, char* e, size_t n) {
+//   return l->grad(x, y, nk, ek, o, out, g, it, res, st, e, n);
 // }
 import "C"
 
@@ -226,6 +235,24 @@ func MarginalizedGram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric
 // (nil: not wanted). When device memory runs out the work is split into
 // blocks of the Gram matrix and each block solved in turn.
 func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
+	return gram(X, Y, startX, startY, symmetric, opt, device, prec, out, nil, iters, stats)
+}
+
+// MarginalizedGramGrad is mgk.GramGrad on CUDA device device: out as
+// MarginalizedGram and grad[(i*len(Y)+j)*mgk.NumParams(opt) + k] =
+// ∂K(X[i], Y[j])/∂θ_k for θ = (q, node-kernel parameters, edge-kernel
+// parameters) in microkernel's order. iters (nil: not wanted) receives the
+// iterations of both solves of each entry; an entry is unconverged when
+// either solve is, with the larger residual. The primal solves use
+// MarginalizedGram's tolerance, the adjoint solves mgk's adjoint tolerance
+// (both at least Float32MinTol in float32). Errors as MarginalizedGram's;
+// device memory exhaustion splits the work the same way.
+func MarginalizedGramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out, grad []float64, iters []int32) ([]mgk.Unconverged, error) {
+	return gram(X, Y, startX, startY, symmetric, opt, device, prec, out, grad, iters, nil)
+}
+
+// gram is MarginalizedGramStats, with gradients when grad is non-nil.
+func gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out, grad []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
 	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, len(out))
 	if err != nil {
 		return nil, err
@@ -236,6 +263,10 @@ func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symm
 	if iters != nil && len(iters) != len(out) {
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), len(X), len(Y))
 	}
+	np := mgk.NumParams(o)
+	if grad != nil && len(grad) != len(out)*np {
+		return nil, fmt.Errorf("mgk: grad has %d entries for a %d×%d Gram matrix with %d parameters", len(grad), len(X), len(Y), np)
+	}
 	l, err := lib()
 	if err != nil {
 		return nil, err
@@ -244,7 +275,10 @@ func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symm
 		*stats = Stats{}
 	}
 	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, out: out, iters: iters,
-		ny: len(Y), stats: stats}
+		ny: len(Y), stats: stats, grad: grad, np: np, adjTol: mgk.JacobiAdjointTolerance(o)}
+	if prec == Float32 {
+		g.adjTol = max(g.adjTol, Float32MinTol)
+	}
 	if iters == nil {
 		g.iters = make([]int32, len(out))
 	}
@@ -292,6 +326,11 @@ type gramCall struct {
 	stats          *Stats
 	// diag asks the library for K(X[i], X[i]) only (GGC_FLAG_DIAG).
 	diag bool
+	// grad, when non-nil, receives np gradient entries per Gram entry
+	// (ggc_mgk_gram_grad); adjTol is the adjoint solves' tolerance.
+	grad   []float64
+	np     int
+	adjTol float64
 }
 
 func pick[T any](s []T, idx []int) []T {
@@ -313,7 +352,11 @@ func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, 
 	}
 	n, m := len(xi), len(yi)
 	out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
-	err := g.call(pick(X, xi), pick(Y, yi), pick(sx, xi), pick(sy, yi), symmetric, out, iters, resid)
+	var grad []float64
+	if g.grad != nil {
+		grad = make([]float64, n*m*g.np)
+	}
+	err := g.call(pick(X, xi), pick(Y, yi), pick(sx, xi), pick(sy, yi), symmetric, out, grad, iters, resid)
 	if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
 		if symmetric {
 			h := n / 2
@@ -331,6 +374,9 @@ func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, 
 			for _, i := range a {
 				for _, j := range b {
 					g.out[j*g.ny+i], g.iters[j*g.ny+i], g.resid[j*g.ny+i] = g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j]
+					if g.grad != nil {
+						copy(g.grad[(j*g.ny+i)*g.np:(j*g.ny+i+1)*g.np], g.grad[(i*g.ny+j)*g.np:(i*g.ny+j+1)*g.np])
+					}
 				}
 			}
 			return nil
@@ -347,13 +393,16 @@ func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, 
 		for b, j := range yi {
 			k := a*m + b
 			g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j] = out[k], iters[k], resid[k]
+			if g.grad != nil {
+				copy(g.grad[(i*g.ny+j)*g.np:(i*g.ny+j+1)*g.np], grad[k*g.np:(k+1)*g.np])
+			}
 		}
 	}
 	return nil
 }
 
-// call runs one ggc_mgk_gram.
-func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool, out []float64, iters []int32, resid []float64) error {
+// call runs one ggc_mgk_gram, or ggc_mgk_gram_grad when grad is non-nil.
+func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool, out, grad []float64, iters []int32, resid []float64) error {
 	// Packing is linear in the graphs' size; do both sides at once.
 	var LX, LY *layout.Graphs
 	err := schedule.Run(nil, 2, 2, 1, func(_, k int) error {
@@ -378,7 +427,7 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	}
 	copt := C.ggc_mgk_options{q: C.double(g.o.Q), tol: C.double(g.o.Tol), lmin: C.int32_t(g.o.Lmin), max_iter: C.int32_t(g.o.MaxIter),
 		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit),
-		blocks: C.int32_t(testBlocks)}
+		blocks: C.int32_t(testBlocks), adj_tol: C.double(g.adjTol)}
 	if symmetric {
 		copt.symmetric = 1
 	}
@@ -393,8 +442,15 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	p.Pin(&iters[0])
 	p.Pin(&resid[0])
 	g.l.calls.Lock()
-	rc := C.gg_gram(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
-		(*C.double)(&out[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	var rc C.int
+	if grad != nil {
+		p.Pin(&grad[0])
+		rc = C.gg_grad(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+			(*C.double)(&out[0]), (*C.double)(&grad[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	} else {
+		rc = C.gg_gram(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+			(*C.double)(&out[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	}
 	g.l.calls.Unlock()
 	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
 		return err
@@ -474,7 +530,7 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 			return nil
 		}
 		sub, it, res := make([]float64, len(idx)), make([]int32, len(idx)), make([]float64, len(idx))
-		err := g.call(pick(X, idx), nil, pick(startX, idx), nil, true, sub, it, res)
+		err := g.call(pick(X, idx), nil, pick(startX, idx), nil, true, sub, nil, it, res)
 		if errors.Is(err, ErrOutOfMemory) && len(idx) > 1 {
 			return errors.Join(solve(idx[:len(idx)/2]), solve(idx[len(idx)/2:]))
 		}
