@@ -18,6 +18,8 @@ package cuda
 //               const ggc_mgk_options*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
 //   int (*grad)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
 //               const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
+//   int (*nodal)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//               const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
 // } gg_lib;
 //
 // static gg_lib* gg_open(const char* path, char* err, size_t n) {
@@ -32,7 +34,9 @@ package cuda
 //       const ggc_mgk_options*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_gram");
 //   l->grad = (int (*)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
 //       const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_gram_grad");
-//   if (!l->abi || !l->count || !l->info || !l->gram || !l->grad) {
+//   l->nodal = (int (*)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//       const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_nodal");
+//   if (!l->abi || !l->count || !l->info || !l->gram || !l->grad || !l->nodal) {
 //     snprintf(err, n, "%s lacks a ggc_ function", path);
 //     dlclose(h); free(l); return NULL;
 //   }
@@ -53,6 +57,11 @@ package cuda
 //     ggc_stats* st, char* e, size_t n) {
 //   return l->grad(x, y, nk, ek, o, out, g, it, res, st, e, n);
 // }
+// static int gg_nodal(gg_lib* l, const ggc_graphs* x, const ggc_graphs* y, const ggc_mk_program* nk,
+//     const ggc_mk_program* ek, const ggc_mgk_options* o, double* out, double* nd, int32_t* it, double* res,
+//     ggc_stats* st, char* e, size_t n) {
+//   return l->nodal(x, y, nk, ek, o, out, nd, it, res, st, e, n);
+// }
 import "C"
 
 import (
@@ -62,6 +71,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/graphgram/graphgram/cuda/layout"
@@ -82,11 +92,13 @@ type library struct {
 	calls sync.Mutex
 }
 
-// Test hooks: ggc_mgk_options.flags and mem_limit of every call.
+// Test hooks: ggc_mgk_options.flags and mem_limit of every call, and the
+// number of marginalized-kernel library calls made (splits show as more).
 var (
 	testFlags    int32
 	testMemLimit int64
 	testBlocks   int32
+	libCalls     atomic.Int64
 )
 
 // resetLibrary forgets the loaded library (tests).
@@ -331,6 +343,9 @@ type gramCall struct {
 	grad   []float64
 	np     int
 	adjTol float64
+	// nodal, when non-nil in call, receives the call's nodal matrix
+	// (ggc_mgk_nodal).
+	nodal []float64
 }
 
 func pick[T any](s []T, idx []int) []T {
@@ -441,9 +456,14 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	p.Pin(&out[0])
 	p.Pin(&iters[0])
 	p.Pin(&resid[0])
+	libCalls.Add(1)
 	g.l.calls.Lock()
 	var rc C.int
-	if grad != nil {
+	if g.nodal != nil {
+		p.Pin(&g.nodal[0])
+		rc = C.gg_nodal(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+			(*C.double)(&out[0]), (*C.double)(&g.nodal[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	} else if grad != nil {
 		p.Pin(&grad[0])
 		rc = C.gg_grad(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
 			(*C.double)(&out[0]), (*C.double)(&grad[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
@@ -550,4 +570,112 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 	}
 	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I })
 	return bad, nil
+}
+
+// MarginalizedNodal writes the node-pair similarities p_i p'_i' x_(i,i')
+// (minus p_i p'_i' v with Lmin = 1) of every pair of graphs to out, a
+// (ΣnX × ΣnY) row-major matrix with nodes packed graph after graph, as
+// mgk.Nodal does on the CPU (the same tolerance, nodalTolFactor tighter than
+// Gram's). The matrix is assembled in device memory; when it or the work does
+// not fit, the graph lists are split and the blocks solved in turn. Errors as
+// MarginalizedGram's.
+func MarginalizedNodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, -1)
+	if err != nil {
+		return nil, err
+	}
+	if symmetric {
+		Y, startY = X, startX
+	}
+	// prepare set Gram's tolerance; Nodal's is tighter (unless Tol is set),
+	// derived from the caller's Tol and the resolved accuracy.
+	ro := o
+	ro.Tol = opt.Tol
+	o.Tol = mgk.JacobiNodalTolerance(ro)
+	if prec == Float32 {
+		o.Tol = max(o.Tol, Float32MinTol)
+	}
+	offX, nX := nodeOffsets(X)
+	offY, nY := nodeOffsets(Y)
+	if len(out) != nX*nY {
+		return nil, fmt.Errorf("mgk: out has %d entries for a %d×%d nodal matrix", len(out), nX, nY)
+	}
+	l, err := lib()
+	if err != nil {
+		return nil, err
+	}
+	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec}
+	var bad []mgk.Unconverged
+	// block solves X[xi] × Y[yi] (symmetric: xi == yi, the same list) and
+	// scatters its nodal block; exhausted memory splits it as gramCall.block does.
+	var block func(xi, yi []int, sym bool) error
+	block = func(xi, yi []int, sym bool) error {
+		if len(xi) == 0 || len(yi) == 0 {
+			return nil
+		}
+		n, m := len(xi), len(yi)
+		_, bn := nodeOffsets(pick(X, xi))
+		bo, bm := nodeOffsets(pick(Y, yi))
+		ao, _ := nodeOffsets(pick(X, xi))
+		g.nodal = make([]float64, max(bn*bm, 1))
+		K, it, res := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
+		err := g.call(pick(X, xi), pick(Y, yi), pick(startX, xi), pick(startY, yi), sym, K, nil, it, res)
+		sub := g.nodal
+		g.nodal = nil
+		if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
+			if sym {
+				h := n / 2
+				a, b := xi[:h], xi[h:]
+				if err := errors.Join(block(a, a, true), block(a, b, false), block(b, b, true)); err != nil {
+					return err
+				}
+				// Mirror the off-diagonal block.
+				for _, i := range a {
+					for _, j := range b {
+						for r := offX[i]; r < offX[i]+X[i].N; r++ {
+							for c := offY[j]; c < offY[j]+Y[j].N; c++ {
+								out[c*nY+r] = out[r*nY+c]
+							}
+						}
+					}
+				}
+				return nil
+			}
+			if m >= n {
+				return errors.Join(block(xi, yi[:m/2], false), block(xi, yi[m/2:], false))
+			}
+			return errors.Join(block(xi[:n/2], yi, false), block(xi[n/2:], yi, false))
+		}
+		if err != nil {
+			return err
+		}
+		for a, i := range xi {
+			for b, j := range yi {
+				for r := 0; r < X[i].N; r++ {
+					copy(out[(offX[i]+r)*nY+offY[j]:(offX[i]+r)*nY+offY[j]+Y[j].N], sub[(ao[a]+r)*bm+bo[b]:(ao[a]+r)*bm+bo[b]+Y[j].N])
+				}
+				if it[a*m+b] < 0 && (!sym || a <= b) {
+					bad = append(bad, mgk.Unconverged{I: i, J: j, Iterations: int(-it[a*m+b]), Residual: res[a*m+b]})
+				}
+			}
+		}
+		return nil
+	}
+	if err := block(seq(len(X)), seq(len(Y)), symmetric); err != nil {
+		return nil, err
+	}
+	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I || bad[a].I == bad[b].I && bad[a].J < bad[b].J })
+	return bad, nil
+}
+
+// nodeOffsets returns the first row of each graph in a nodal matrix (nodes
+// graph after graph) and the total node count.
+func nodeOffsets(gs []*graph.Graph) ([]int, int) {
+	off := make([]int, len(gs))
+	t := 0
+	for i, g := range gs {
+		off[i] = t
+		t += g.N
+	}
+	return off, t
 }

@@ -46,6 +46,12 @@ func MarginalizedGramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symme
 	return nil, ErrNotBuilt
 }
 
+// MarginalizedNodal computes the node-pair similarities of mgk.Nodal on a
+// device; without the cuda tag it returns ErrNotBuilt.
+func MarginalizedNodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	return nil, ErrNotBuilt
+}
+
 // ShortestPathGram computes the shortest-path kernel's Gram matrix on a
 // device; without the cuda tag it returns ErrNotBuilt.
 func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, hybrid SPHybrid, out []float64, stats *Stats) error {

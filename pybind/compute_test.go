@@ -165,3 +165,44 @@ func TestDeviceEmulatedGrad(t *testing.T) {
 	}
 	t.Logf("worst gradient error %.2g", worst)
 }
+
+// TestDeviceEmulatedNodal runs mode "nodal" on the GPU path (the emulated
+// library) against the CPU path.
+func TestDeviceEmulatedNodal(t *testing.T) {
+	lib := os.Getenv("GGCUDA_TEST_LIB")
+	if lib == "" {
+		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
+	}
+	x := testBatch(7)
+	n := int(x.nodePtr[len(x.nodePtr)-1])
+	nodal := func(device, library string) ([]float64, string) {
+		out := make([]float64, n*n)
+		for k := range out {
+			out[k] = math.NaN()
+		}
+		warn, err := Compute("marginalized", "nodal", fmt.Sprintf(mgkTestParams, device, library),
+			uintptr(unsafe.Pointer(&x.desc[0])), len(x.desc), 0, 0, uintptr(unsafe.Pointer(&out[0])), len(out), 0, 0, 0, 0, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, warn
+	}
+	cpu, _ := nodal("cpu", "")
+	gpu, warn := nodal("cuda", lib)
+	if warn != "" {
+		t.Errorf("warnings %q", warn)
+	}
+	scale := 0.0
+	for _, v := range cpu {
+		scale = max(scale, math.Abs(v))
+	}
+	worst := 0.0
+	for k := range cpu {
+		e := math.Abs(gpu[k]-cpu[k]) / (math.Abs(cpu[k]) + 1e-3*scale)
+		if !(e <= 1e-8) {
+			t.Fatalf("nodal entry %d: GPU %v, CPU %v", k, gpu[k], cpu[k])
+		}
+		worst = max(worst, e)
+	}
+	t.Logf("worst nodal error %.2g", worst)
+}

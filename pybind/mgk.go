@@ -70,7 +70,7 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 }
 
 // runGPU computes the modes the GPU backend implements (gram, gram_grad,
-// diag) in float64; done is false when the CPU must compute the result
+// diag, nodal) in float64; done is false when the CPU must compute the result
 // instead. order is the gradient column of each hyperparameter in Go's order,
 // as for run.
 func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, order []int, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
@@ -120,6 +120,16 @@ func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, o
 			return nil, false, err
 		}
 		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, cuda.Float64, d)
+		if onCPU(err, warn) {
+			return nil, false, nil
+		}
+		return bad, true, err
+	case "nodal":
+		R, err := output[float64](b.out, b.outLen, nodes(r.x)*nodes(r.y), "out")
+		if err != nil {
+			return nil, false, err
+		}
+		bad, err = cuda.MarginalizedNodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, cuda.Float64, R)
 		if onCPU(err, warn) {
 			return nil, false, nil
 		}

@@ -160,6 +160,16 @@ GGC_API int ggc_mgk_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const gg
                               const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out, double* grad,
                               int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen);
 
+/* ggc_mgk_nodal is ggc_mgk_gram (out, iters, resid as there) that also writes
+ * the node-pair similarities p_i p'_i' x_(i,i') (x − V·1 with lmin = 1) of
+ * every pair into nodal, a (X->total_nodes × Y->total_nodes) row-major
+ * matrix, nodes graph after graph in their packed order (mgk.Nodal's layout;
+ * Y == NULL or symmetric: Y is X). The matrix is assembled in device memory:
+ * GGC_ERR_OOM when it does not fit beside the graphs. */
+GGC_API int ggc_mgk_nodal(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                          const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out, double* nodal,
+                          int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen);
+
 /* Shortest-path graphs (FCSP): per graph its nodes' feature rows and its
  * shortest-path edges, each unordered pair of distinct connected nodes u < v
  * once, with a length id into a table of distinct lengths shared by X and Y. */

@@ -135,7 +135,8 @@ template <typename T, bool Table>
 int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
              std::vector<MgkJob>& jobs, const ggc_mk_program* dnode, const ggc_mk_program* dedge, MgkParams<T> prm,
              int max_blocks, int64_t mem_limit, int64_t graph_mem, std::vector<MgkResult>& out, std::vector<int>& bad, Arena& ar, cudaStream_t st,
-             ggc_stats* stats, char* err, size_t errlen, int np, std::vector<double>& gout) {
+             ggc_stats* stats, char* err, size_t errlen, int np, std::vector<double>& gout, double* dnodal = nullptr,
+             int64_t ld = 0, bool sym = false) {
     if (jobs.empty()) return GGC_OK;
     int dev;
     CK(cudaGetDevice(&dev));
@@ -221,6 +222,11 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         } else {
             auto solve = mgk_solve<T, Table>;
             GG_LAUNCH(solve, grid, MGK_THREADS, st, dx, dy, djobs + k0, n, counter, dedge, prm, work, dres + k0);
+            if (dnodal) {
+                CK(cudaGetLastError());
+                auto nodal = mgk_nodal_out<T>;
+                GG_LAUNCH(nodal, n, PREP_THREADS, st, dx, dy, djobs + k0, work, dnodal, ld, (int)sym);
+            }
         }
         CK(cudaGetLastError());
         k0 = k1;
@@ -255,7 +261,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
 template <typename T>
 int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
              const ggc_mgk_options* o, double* out, double* grad, int32_t* iters, double* resid, ggc_stats* stats,
-             char* err, size_t errlen) {
+             char* err, size_t errlen, double* nodal = nullptr) {
     const bool diag = o->flags & GGC_FLAG_DIAG;
     const bool sym = o->symmetric || Y == nullptr || diag;
     if (sym) Y = X;
@@ -324,12 +330,24 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     std::vector<double> tgrad, egrad;
     std::vector<MgkResult> tres, eres;
     std::vector<int> tbad, ebad;
-    const int64_t gmem = graph_bytes<T>(*X) + (sym ? 0 : graph_bytes<T>(*Y));
+    int64_t gmem = graph_bytes<T>(*X) + (sym ? 0 : graph_bytes<T>(*Y));
+    // Nodal: the whole ΣnX × ΣnY output lives on the device (the caller
+    // splits the matrix when it does not fit).
+    double* dnodal = nullptr;
+    const int64_t ld = Y->total_nodes, nodal_len = X->total_nodes * Y->total_nodes;
+    if (nodal) {
+        gmem += 8 * nodal_len;
+        if (o->mem_limit > 0 && gmem > o->mem_limit) {
+            say(err, errlen, "device memory exhausted: the nodal matrix does not fit");
+            return GGC_ERR_OOM;
+        }
+        CK(ar.alloc((void**)&dnodal, sizeof(double) * (size_t)std::max<int64_t>(nodal_len, 1)));
+    }
     int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, tres, tbad, ar, st, stats, err,
-                               errlen, np, tgrad);
+                               errlen, np, tgrad, dnodal, ld, sym);
     if (rc != GGC_OK) return rc;
     rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, eres, ebad, ar, st, stats, err,
-                            errlen, np, egrad);
+                            errlen, np, egrad, dnodal, ld, sym);
     if (rc != GGC_OK) return rc;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
                        const std::vector<double>& g) {
@@ -352,6 +370,10 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
         return true;
     };
     if (!scatter(tjobs, tres, tbad, tgrad) || !scatter(ejobs, eres, ebad, egrad)) return GGC_ERR_ARG;
+    if (nodal && nodal_len > 0) {
+        CK(cudaMemcpyAsync(nodal, dnodal, sizeof(double) * (size_t)nodal_len, cudaMemcpyDeviceToHost, st));
+        CK(cudaStreamSynchronize(st));
+    }
     return GGC_OK;
 }
 
@@ -429,6 +451,30 @@ extern "C" int ggc_mgk_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const
         return GGC_ERR_ARG;
     }
     return mgk_gram<double>(X, Y, node, edge, opt, out, grad, iters, resid, stats, err, errlen);
+}
+
+extern "C" int ggc_mgk_nodal(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                             const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out, double* nodal,
+                             int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen) {
+    if (!X || !node || !edge || !opt || !out || !nodal) {
+        say(err, errlen, "ggc_mgk_nodal: a required argument is NULL");
+        return GGC_ERR_ARG;
+    }
+    if (node->n < 1 || node->n > GGC_MK_MAX_INSTR || edge->n < 1 || edge->n > GGC_MK_MAX_INSTR) {
+        say(err, errlen, "ggc_mgk_nodal: base-kernel program out of range");
+        return GGC_ERR_UNSUPPORTED;
+    }
+    if (opt->flags & GGC_FLAG_DIAG) {
+        say(err, errlen, "ggc_mgk_nodal: GGC_FLAG_DIAG is not for nodal matrices");
+        return GGC_ERR_ARG;
+    }
+    if (opt->precision == 32)
+        return mgk_gram<float>(X, Y, node, edge, opt, out, nullptr, iters, resid, stats, err, errlen, nodal);
+    if (opt->precision != 64) {
+        say(err, errlen, "ggc_mgk_nodal: precision must be 32 or 64");
+        return GGC_ERR_ARG;
+    }
+    return mgk_gram<double>(X, Y, node, edge, opt, out, nullptr, iters, resid, stats, err, errlen, nodal);
 }
 
 namespace {

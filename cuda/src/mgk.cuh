@@ -529,4 +529,27 @@ __global__ void __launch_bounds__(PREP_THREADS) mgk_gterms(DevGraphs<T> X, DevGr
     }
 }
 
+// mgk_nodal_out (one block per solved job, after mgk_solve) writes the
+// job's node-pair similarities p_i p'_i' s y (x − V·1 with Lmin = 1, as
+// mgk.Nodal) into the ΣnX × ΣnY matrix out (row stride ld, nodes graph after
+// graph), and for a symmetric call with i ≠ j also the transposed block.
+template <typename T>
+__global__ void __launch_bounds__(PREP_THREADS) mgk_nodal_out(DevGraphs<T> X, DevGraphs<T> Y,
+                                                              const MgkJob* __restrict__ jobs, const T* work,
+                                                              double* out, int64_t ld, int sym) {
+    const MgkJob jb = jobs[blockIdx.x];
+    const GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+    const int64_t N = (int64_t)A.n * B.n;
+    const T *s = work + jb.vec, *y = work + jb.vec + 3 * N;
+    const int64_t r0 = X.g.desc[(int64_t)jb.i * GGC_DESC_FIELDS + GGC_DESC_NODE0];
+    const int64_t c0 = Y.g.desc[(int64_t)jb.j * GGC_DESC_FIELDS + GGC_DESC_NODE0];
+    const bool mirror = sym && jb.i != jb.j;
+    for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+        const int i = (int)(k / B.n), ip = (int)(k % B.n);
+        const double v = double(s[k] * y[k] * A.start[i] * B.start[ip]);
+        out[(r0 + i) * ld + c0 + ip] = v;
+        if (mirror) out[(c0 + ip) * ld + r0 + i] = v;
+    }
+}
+
 }  // namespace gg
