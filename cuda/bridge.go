@@ -16,6 +16,10 @@ package cuda
 //   int (*info)(int, char*, size_t, int*, int*, int64_t*, int*, char*, size_t);
 //   int (*gram)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
 //               const ggc_mgk_options*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
+//   int (*grad)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//               const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
+//   int (*nodal)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//               const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t);
 // } gg_lib;
 //
 // static gg_lib* gg_open(const char* path, char* err, size_t n) {
@@ -28,7 +32,11 @@ package cuda
 //   l->info = (int (*)(int, char*, size_t, int*, int*, int64_t*, int*, char*, size_t))dlsym(h, "ggc_device_info");
 //   l->gram = (int (*)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
 //       const ggc_mgk_options*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_gram");
-//   if (!l->abi || !l->count || !l->info || !l->gram) {
+//   l->grad = (int (*)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//       const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_gram_grad");
+//   l->nodal = (int (*)(const ggc_graphs*, const ggc_graphs*, const ggc_mk_program*, const ggc_mk_program*,
+//       const ggc_mgk_options*, double*, double*, int32_t*, double*, ggc_stats*, char*, size_t))dlsym(h, "ggc_mgk_nodal");
+//   if (!l->abi || !l->count || !l->info || !l->gram || !l->grad || !l->nodal) {
 //     snprintf(err, n, "%s lacks a ggc_ function", path);
 //     dlclose(h); free(l); return NULL;
 //   }
@@ -44,6 +52,16 @@ package cuda
 //     char* e, size_t n) {
 //   return l->gram(x, y, nk, ek, o, out, it, res, st, e, n);
 // }
+// static int gg_grad(gg_lib* l, const ggc_graphs* x, const ggc_graphs* y, const ggc_mk_program* nk,
+//     const ggc_mk_program* ek, const ggc_mgk_options* o, double* out, double* g, int32_t* it, double* res,
+//     ggc_stats* st, char* e, size_t n) {
+//   return l->grad(x, y, nk, ek, o, out, g, it, res, st, e, n);
+// }
+// static int gg_nodal(gg_lib* l, const ggc_graphs* x, const ggc_graphs* y, const ggc_mk_program* nk,
+//     const ggc_mk_program* ek, const ggc_mgk_options* o, double* out, double* nd, int32_t* it, double* res,
+//     ggc_stats* st, char* e, size_t n) {
+//   return l->nodal(x, y, nk, ek, o, out, nd, it, res, st, e, n);
+// }
 import "C"
 
 import (
@@ -53,6 +71,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/graphgram/graphgram/cuda/layout"
@@ -73,11 +92,13 @@ type library struct {
 	calls sync.Mutex
 }
 
-// Test hooks: ggc_mgk_options.flags and mem_limit of every call.
+// Test hooks: ggc_mgk_options.flags and mem_limit of every call, and the
+// number of marginalized-kernel library calls made (splits show as more).
 var (
 	testFlags    int32
 	testMemLimit int64
 	testBlocks   int32
+	libCalls     atomic.Int64
 )
 
 // resetLibrary forgets the loaded library (tests).
@@ -226,6 +247,24 @@ func MarginalizedGram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric
 // (nil: not wanted). When device memory runs out the work is split into
 // blocks of the Gram matrix and each block solved in turn.
 func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
+	return gram(X, Y, startX, startY, symmetric, opt, device, prec, out, nil, iters, stats)
+}
+
+// MarginalizedGramGrad is mgk.GramGrad on CUDA device device: out as
+// MarginalizedGram and grad[(i*len(Y)+j)*mgk.NumParams(opt) + k] =
+// ∂K(X[i], Y[j])/∂θ_k for θ = (q, node-kernel parameters, edge-kernel
+// parameters) in microkernel's order. iters (nil: not wanted) receives the
+// iterations of both solves of each entry; an entry is unconverged when
+// either solve is, with the larger residual. The primal solves use
+// MarginalizedGram's tolerance, the adjoint solves mgk's adjoint tolerance
+// (both at least Float32MinTol in float32). Errors as MarginalizedGram's;
+// device memory exhaustion splits the work the same way.
+func MarginalizedGramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out, grad []float64, iters []int32) ([]mgk.Unconverged, error) {
+	return gram(X, Y, startX, startY, symmetric, opt, device, prec, out, grad, iters, nil)
+}
+
+// gram is MarginalizedGramStats, with gradients when grad is non-nil.
+func gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out, grad []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
 	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, len(out))
 	if err != nil {
 		return nil, err
@@ -236,6 +275,10 @@ func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symm
 	if iters != nil && len(iters) != len(out) {
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), len(X), len(Y))
 	}
+	np := mgk.NumParams(o)
+	if grad != nil && len(grad) != len(out)*np {
+		return nil, fmt.Errorf("mgk: grad has %d entries for a %d×%d Gram matrix with %d parameters", len(grad), len(X), len(Y), np)
+	}
 	l, err := lib()
 	if err != nil {
 		return nil, err
@@ -244,7 +287,10 @@ func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symm
 		*stats = Stats{}
 	}
 	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, out: out, iters: iters,
-		ny: len(Y), stats: stats}
+		ny: len(Y), stats: stats, grad: grad, np: np, adjTol: mgk.JacobiAdjointTolerance(o)}
+	if prec == Float32 {
+		g.adjTol = max(g.adjTol, Float32MinTol)
+	}
 	if iters == nil {
 		g.iters = make([]int32, len(out))
 	}
@@ -292,6 +338,14 @@ type gramCall struct {
 	stats          *Stats
 	// diag asks the library for K(X[i], X[i]) only (GGC_FLAG_DIAG).
 	diag bool
+	// grad, when non-nil, receives np gradient entries per Gram entry
+	// (ggc_mgk_gram_grad); adjTol is the adjoint solves' tolerance.
+	grad   []float64
+	np     int
+	adjTol float64
+	// nodal, when non-nil in call, receives the call's nodal matrix
+	// (ggc_mgk_nodal).
+	nodal []float64
 }
 
 func pick[T any](s []T, idx []int) []T {
@@ -313,7 +367,11 @@ func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, 
 	}
 	n, m := len(xi), len(yi)
 	out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
-	err := g.call(pick(X, xi), pick(Y, yi), pick(sx, xi), pick(sy, yi), symmetric, out, iters, resid)
+	var grad []float64
+	if g.grad != nil {
+		grad = make([]float64, n*m*g.np)
+	}
+	err := g.call(pick(X, xi), pick(Y, yi), pick(sx, xi), pick(sy, yi), symmetric, out, grad, iters, resid)
 	if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
 		if symmetric {
 			h := n / 2
@@ -331,6 +389,9 @@ func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, 
 			for _, i := range a {
 				for _, j := range b {
 					g.out[j*g.ny+i], g.iters[j*g.ny+i], g.resid[j*g.ny+i] = g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j]
+					if g.grad != nil {
+						copy(g.grad[(j*g.ny+i)*g.np:(j*g.ny+i+1)*g.np], g.grad[(i*g.ny+j)*g.np:(i*g.ny+j+1)*g.np])
+					}
 				}
 			}
 			return nil
@@ -347,13 +408,16 @@ func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, 
 		for b, j := range yi {
 			k := a*m + b
 			g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j] = out[k], iters[k], resid[k]
+			if g.grad != nil {
+				copy(g.grad[(i*g.ny+j)*g.np:(i*g.ny+j+1)*g.np], grad[k*g.np:(k+1)*g.np])
+			}
 		}
 	}
 	return nil
 }
 
-// call runs one ggc_mgk_gram.
-func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool, out []float64, iters []int32, resid []float64) error {
+// call runs one ggc_mgk_gram, or ggc_mgk_gram_grad when grad is non-nil.
+func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool, out, grad []float64, iters []int32, resid []float64) error {
 	// Packing is linear in the graphs' size; do both sides at once.
 	var LX, LY *layout.Graphs
 	err := schedule.Run(nil, 2, 2, 1, func(_, k int) error {
@@ -378,7 +442,7 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	}
 	copt := C.ggc_mgk_options{q: C.double(g.o.Q), tol: C.double(g.o.Tol), lmin: C.int32_t(g.o.Lmin), max_iter: C.int32_t(g.o.MaxIter),
 		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit),
-		blocks: C.int32_t(testBlocks)}
+		blocks: C.int32_t(testBlocks), adj_tol: C.double(g.adjTol)}
 	if symmetric {
 		copt.symmetric = 1
 	}
@@ -392,9 +456,21 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	p.Pin(&out[0])
 	p.Pin(&iters[0])
 	p.Pin(&resid[0])
+	libCalls.Add(1)
 	g.l.calls.Lock()
-	rc := C.gg_gram(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
-		(*C.double)(&out[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	var rc C.int
+	if g.nodal != nil {
+		p.Pin(&g.nodal[0])
+		rc = C.gg_nodal(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+			(*C.double)(&out[0]), (*C.double)(&g.nodal[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	} else if grad != nil {
+		p.Pin(&grad[0])
+		rc = C.gg_grad(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+			(*C.double)(&out[0]), (*C.double)(&grad[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	} else {
+		rc = C.gg_gram(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+			(*C.double)(&out[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
+	}
 	g.l.calls.Unlock()
 	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
 		return err
@@ -474,7 +550,7 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 			return nil
 		}
 		sub, it, res := make([]float64, len(idx)), make([]int32, len(idx)), make([]float64, len(idx))
-		err := g.call(pick(X, idx), nil, pick(startX, idx), nil, true, sub, it, res)
+		err := g.call(pick(X, idx), nil, pick(startX, idx), nil, true, sub, nil, it, res)
 		if errors.Is(err, ErrOutOfMemory) && len(idx) > 1 {
 			return errors.Join(solve(idx[:len(idx)/2]), solve(idx[len(idx)/2:]))
 		}
@@ -494,4 +570,112 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 	}
 	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I })
 	return bad, nil
+}
+
+// MarginalizedNodal writes the node-pair similarities p_i p'_i' x_(i,i')
+// (minus p_i p'_i' v with Lmin = 1) of every pair of graphs to out, a
+// (ΣnX × ΣnY) row-major matrix with nodes packed graph after graph, as
+// mgk.Nodal does on the CPU (the same tolerance, nodalTolFactor tighter than
+// Gram's). The matrix is assembled in device memory; when it or the work does
+// not fit, the graph lists are split and the blocks solved in turn. Errors as
+// MarginalizedGram's.
+func MarginalizedNodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, -1)
+	if err != nil {
+		return nil, err
+	}
+	if symmetric {
+		Y, startY = X, startX
+	}
+	// prepare set Gram's tolerance; Nodal's is tighter (unless Tol is set),
+	// derived from the caller's Tol and the resolved accuracy.
+	ro := o
+	ro.Tol = opt.Tol
+	o.Tol = mgk.JacobiNodalTolerance(ro)
+	if prec == Float32 {
+		o.Tol = max(o.Tol, Float32MinTol)
+	}
+	offX, nX := nodeOffsets(X)
+	offY, nY := nodeOffsets(Y)
+	if len(out) != nX*nY {
+		return nil, fmt.Errorf("mgk: out has %d entries for a %d×%d nodal matrix", len(out), nX, nY)
+	}
+	l, err := lib()
+	if err != nil {
+		return nil, err
+	}
+	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec}
+	var bad []mgk.Unconverged
+	// block solves X[xi] × Y[yi] (symmetric: xi == yi, the same list) and
+	// scatters its nodal block; exhausted memory splits it as gramCall.block does.
+	var block func(xi, yi []int, sym bool) error
+	block = func(xi, yi []int, sym bool) error {
+		if len(xi) == 0 || len(yi) == 0 {
+			return nil
+		}
+		n, m := len(xi), len(yi)
+		_, bn := nodeOffsets(pick(X, xi))
+		bo, bm := nodeOffsets(pick(Y, yi))
+		ao, _ := nodeOffsets(pick(X, xi))
+		g.nodal = make([]float64, max(bn*bm, 1))
+		K, it, res := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
+		err := g.call(pick(X, xi), pick(Y, yi), pick(startX, xi), pick(startY, yi), sym, K, nil, it, res)
+		sub := g.nodal
+		g.nodal = nil
+		if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
+			if sym {
+				h := n / 2
+				a, b := xi[:h], xi[h:]
+				if err := errors.Join(block(a, a, true), block(a, b, false), block(b, b, true)); err != nil {
+					return err
+				}
+				// Mirror the off-diagonal block.
+				for _, i := range a {
+					for _, j := range b {
+						for r := offX[i]; r < offX[i]+X[i].N; r++ {
+							for c := offY[j]; c < offY[j]+Y[j].N; c++ {
+								out[c*nY+r] = out[r*nY+c]
+							}
+						}
+					}
+				}
+				return nil
+			}
+			if m >= n {
+				return errors.Join(block(xi, yi[:m/2], false), block(xi, yi[m/2:], false))
+			}
+			return errors.Join(block(xi[:n/2], yi, false), block(xi[n/2:], yi, false))
+		}
+		if err != nil {
+			return err
+		}
+		for a, i := range xi {
+			for b, j := range yi {
+				for r := 0; r < X[i].N; r++ {
+					copy(out[(offX[i]+r)*nY+offY[j]:(offX[i]+r)*nY+offY[j]+Y[j].N], sub[(ao[a]+r)*bm+bo[b]:(ao[a]+r)*bm+bo[b]+Y[j].N])
+				}
+				if it[a*m+b] < 0 && (!sym || a <= b) {
+					bad = append(bad, mgk.Unconverged{I: i, J: j, Iterations: int(-it[a*m+b]), Residual: res[a*m+b]})
+				}
+			}
+		}
+		return nil
+	}
+	if err := block(seq(len(X)), seq(len(Y)), symmetric); err != nil {
+		return nil, err
+	}
+	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I || bad[a].I == bad[b].I && bad[a].J < bad[b].J })
+	return bad, nil
+}
+
+// nodeOffsets returns the first row of each graph in a nodal matrix (nodes
+// graph after graph) and the total node count.
+func nodeOffsets(gs []*graph.Graph) ([]int, int) {
+	off := make([]int, len(gs))
+	t := 0
+	for i, g := range gs {
+		off[i] = t
+		t += g.N
+	}
+	return off, t
 }

@@ -162,12 +162,14 @@ def parse_ptxas(log):
 
 
 def is_matvec_kernel(name):
-    """The kernels whose inner loops must not spill: the marginalized solver on
-    the κe class table (its product mat-vec; the path every pair with at most
-    4M edge-class pairs takes) and the shortest-path walk stage in both
-    precisions (sp_walk<float>, sp_walk<double>)."""
+    """The kernels whose inner loops must not spill: the marginalized solvers on
+    the κe class table (their product mat-vec; the path every pair with at most
+    4M edge-class pairs takes: mgk_solve for Gram, mgk_gsolve for gradients)
+    and the shortest-path walk stage in both precisions (sp_walk<float>,
+    sp_walk<double>)."""
     name = name.strip()
-    return ("mgk_solve<" in name and name.endswith("true>")) or "sp_walk<" in name or name.endswith("sp_walk")
+    return ((("mgk_solve<" in name or "mgk_gsolve<" in name) and name.endswith("true>"))
+            or "sp_walk<" in name or name.endswith("sp_walk"))
 
 
 def check_resources(recs):

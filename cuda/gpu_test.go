@@ -190,6 +190,256 @@ func TestGPUPersistentAndChunks(t *testing.T) {
 	compare(t, X, Y, nil, nil, false, opt, Float64)
 }
 
+// gradErr is the worst error of a gradient matrix as cuda/hostref's tests
+// measure it: |got − want| / (|want| + 1e-3·scale), scale the largest |K| or
+// |∂K| of the reference.
+func gradErr(got, want, K []float64) float64 {
+	scale := 0.0
+	for _, v := range append(append([]float64(nil), K...), want...) {
+		scale = max(scale, math.Abs(v))
+	}
+	worst := 0.0
+	for k := range want {
+		if d := math.Abs(got[k] - want[k]); d > 0 {
+			worst = max(worst, d/(math.Abs(want[k])+1e-3*scale+1e-300))
+		}
+	}
+	return worst
+}
+
+// compareGrad runs MarginalizedGramGrad against mgk.GramGrad, both solving to
+// a residual of 1e-12 (float32: Float32MinTol on the device), and returns the
+// worst K and gradient errors. Bounds: K 1e-9 and gradients 1e-6 in float64,
+// 1e-4 and 1e-3 in float32 (cuda/README.md).
+func compareGrad(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) (wk, wg float64) {
+	t.Helper()
+	ny := len(Y)
+	var yArg []*graph.Graph
+	if sym {
+		ny, sy = len(X), sx
+	} else {
+		yArg = Y
+	}
+	opt.NJobs, opt.Tol = 0, 1e-12
+	np := mgk.NumParams(opt)
+	K0, G0 := make([]float64, len(X)*ny), make([]float64, len(X)*ny*np)
+	if bad, err := mgk.GramGrad(X, yArg, sx, sy, sym, opt, K0, G0, nil); err != nil || len(bad) > 0 {
+		t.Fatalf("CPU: %v %v", err, bad)
+	}
+	K, G, iters := make([]float64, len(K0)), make([]float64, len(G0)), make([]int32, len(K0))
+	bad, err := MarginalizedGramGrad(X, yArg, sx, sy, sym, opt, 0, prec, K, G, iters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("unconverged on the GPU: %v", bad)
+	}
+	for k := range K0 {
+		wk = max(wk, relErr(K[k], K0[k]))
+	}
+	wg = gradErr(G, G0, K0)
+	kb, gb := 1e-9, 1e-6
+	if prec == Float32 {
+		kb, gb = 1e-4, 1e-3
+	}
+	if wk > kb || wg > gb {
+		t.Errorf("precision %d: worst relative error K %.3g (bound %g), gradient %.3g (bound %g)", prec, wk, kb, wg, gb)
+	}
+	return
+}
+
+// TestGPUGradAgainstCPU: gradients for every kernel set (and one nesting
+// normalizations and every leaf kind), q, Lmin, symmetric or not, start
+// probabilities, both precisions and both κe paths, against mgk.GramGrad.
+func TestGPUGradAgainstCPU(t *testing.T) {
+	requireGPU(t)
+	defer func() { testFlags = 0 }()
+	X, Y := suiteGraphs()
+	sx := testgraphs.Starts(X, 5)
+	qs := []float64{0.01, 0.1, 0.5}
+	if short {
+		qs = []float64{0.1}
+	}
+	sets := append(append([]testgraphs.KernelSet(nil), testgraphs.KernelSets...), testgraphs.KernelSet{Name: "nested",
+		NK: `{"kind":"normalized","kernel":{"kind":"product","terms":[{"kind":"normalized","kernel":{"kind":"brownian_bridge","c":1.5,"col":3}},{"kind":"sum","terms":[{"kind":"constant","c":0.5},{"kind":"square_exponential","length_scale":0.5,"col":2}]}]}}`,
+		EK: `{"kind":"normalized","kernel":{"kind":"sum","terms":[{"kind":"kronecker_delta","h":0.4,"col":0},{"kind":"square_exponential","length_scale":0.9,"col":2},{"kind":"brownian_bridge","c":2.5,"col":3},{"kind":"constant","c":0.2}]}}`})
+	for _, ks := range sets {
+		opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK)}
+		for _, q := range qs {
+			for lmin := 0; lmin <= 1; lmin++ {
+				for _, sym := range []bool{true, false} {
+					for _, prec := range []Precision{Float64, Float32} {
+						for _, flags := range []int32{0, 1} {
+							name := fmt.Sprintf("%s/q=%g/lmin=%d/sym=%v/p%d/noTable=%d", ks.Name, q, lmin, sym, prec, flags)
+							t.Run(name, func(t *testing.T) {
+								testFlags = flags
+								o := opt
+								o.Q, o.Lmin = q, lmin
+								wk, wg := compareGrad(t, X, Y, sx, nil, sym, o, prec)
+								t.Logf("worst relative error K %.2g, gradient %.2g", wk, wg)
+							})
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGPUGradChunks: gradients with one persistent block, and under a memory
+// limit that forces chunks and the Go side's splitting (8 vectors and two
+// class tables a pair).
+func TestGPUGradChunks(t *testing.T) {
+	requireGPU(t)
+	defer func() { testBlocks, testMemLimit = 0, 0 }()
+	X, Y := suiteGraphs()
+	opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.05, Lmin: 1}
+	testBlocks = 1
+	compareGrad(t, X, Y, nil, nil, false, opt, Float64)
+	testBlocks = 0
+	nmax := 0
+	for _, g := range X {
+		nmax = max(nmax, g.N)
+	}
+	LX, _ := layout.Pack(X, nil, testgraphs.Cols, testgraphs.Cols)
+	cmax := int64(0)
+	for i := range X {
+		cmax = max(cmax, LX.Desc[i*layout.DescFields+layout.DescNClass])
+	}
+	var sizes []int64
+	for _, g := range X {
+		sizes = append(sizes, graphBytes([]*graph.Graph{g}))
+	}
+	sort.Slice(sizes, func(a, b int) bool { return sizes[a] > sizes[b] })
+	np := mgk.NumParams(opt)
+	// A pair's work space (8 vectors, two class tables, one job's list
+	// entries) fits; half of the graphs do not fit beside it.
+	testMemLimit = 8*(int64(8*nmax*nmax)+2*cmax*cmax) + 256 + max(graphBytes(X)/2, sizes[0]+sizes[1])
+	out, grad := make([]float64, len(X)*len(X)), make([]float64, len(X)*len(X)*np)
+	var st Stats
+	if _, err := gram(X, nil, nil, nil, true, opt, 0, Float64, out, grad, nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("with mem_limit %d: %d batches", testMemLimit, st.Batches)
+	if st.Batches < 2 {
+		t.Errorf("mem_limit %d did not split the work", testMemLimit)
+	}
+	compareGrad(t, X, nil, nil, nil, true, opt, Float64)
+	compareGrad(t, X, Y, nil, nil, false, opt, Float64)
+}
+
+// compareNodal runs MarginalizedNodal against mgk.Nodal (both to a residual
+// of 1e-12, float32 Float32MinTol on the device) and returns the worst error
+// |got − want| / (|want| + 1e-3·max|want|); bounds 1e-9 (float64) and 1e-4
+// (float32).
+func compareNodal(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) float64 {
+	t.Helper()
+	var yArg []*graph.Graph
+	ys := X
+	if sym {
+		sy = sx
+	} else {
+		yArg, ys = Y, Y
+	}
+	nodes := func(gs []*graph.Graph) int {
+		n := 0
+		for _, g := range gs {
+			n += g.N
+		}
+		return n
+	}
+	opt.NJobs, opt.Tol = 0, 1e-12
+	want := make([]float64, nodes(X)*nodes(ys))
+	if bad, err := mgk.Nodal(X, yArg, sx, sy, sym, opt, want); err != nil || len(bad) > 0 {
+		t.Fatalf("CPU: %v %v", err, bad)
+	}
+	got := make([]float64, len(want))
+	for k := range got {
+		got[k] = math.NaN() // every entry must be written
+	}
+	bad, err := MarginalizedNodal(X, yArg, sx, sy, sym, opt, 0, prec, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("unconverged on the GPU: %v", bad)
+	}
+	scale := 0.0
+	for _, w := range want {
+		scale = max(scale, math.Abs(w))
+	}
+	worst := 0.0
+	for k := range want {
+		d := math.Abs(got[k] - want[k])
+		if math.IsNaN(d) {
+			t.Fatalf("entry %d not written (%v, want %v)", k, got[k], want[k])
+		}
+		worst = max(worst, d/(math.Abs(want[k])+1e-3*scale+1e-300))
+	}
+	bound := 1e-9
+	if prec == Float32 {
+		bound = 1e-4
+	}
+	if worst > bound {
+		t.Errorf("precision %d: worst nodal error %.3g > %g", prec, worst, bound)
+	}
+	return worst
+}
+
+// TestGPUNodal: node-pair similarities for every kernel set, Lmin,
+// symmetric or not, start probabilities, both precisions and κe paths,
+// against mgk.Nodal, and under a memory limit that splits the matrix.
+func TestGPUNodal(t *testing.T) {
+	requireGPU(t)
+	defer func() { testFlags, testMemLimit = 0, 0 }()
+	X, Y := suiteGraphs()
+	sx := testgraphs.Starts(X, 5)
+	for _, ks := range testgraphs.KernelSets {
+		opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.1}
+		for lmin := 0; lmin <= 1; lmin++ {
+			for _, sym := range []bool{true, false} {
+				for _, prec := range []Precision{Float64, Float32} {
+					for _, flags := range []int32{0, 1} {
+						if flags == 1 && (prec == Float32 || short && ks.Name != "continuous") {
+							continue
+						}
+						t.Run(fmt.Sprintf("%s/lmin=%d/sym=%v/p%d/noTable=%d", ks.Name, lmin, sym, prec, flags), func(t *testing.T) {
+							testFlags = flags
+							o := opt
+							o.Lmin = lmin
+							t.Logf("worst error %.2g", compareNodal(t, X, Y, sx, nil, sym, o, prec))
+						})
+					}
+				}
+			}
+		}
+	}
+	testFlags = 0
+	t.Run("mem_limit", func(t *testing.T) {
+		// The graphs, the largest pair's work space and half of the nodal
+		// matrix fit, the whole matrix beside the work does not: the bridge
+		// must split the call (an error here means it did not, or wrongly).
+		n, nmax := 0, 0
+		for _, g := range X {
+			n += g.N
+			nmax = max(nmax, g.N)
+		}
+		LX, _ := layout.Pack(X, nil, testgraphs.Cols, testgraphs.Cols)
+		cmax := int64(0)
+		for i := range X {
+			cmax = max(cmax, LX.Desc[i*layout.DescFields+layout.DescNClass])
+		}
+		testMemLimit = graphBytes(X) + 8*(int64(7*nmax*nmax)+cmax*cmax) + 4096 + int64(8*n*n/2)
+		opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.1}
+		c0 := libCalls.Load()
+		compareNodal(t, X, nil, sx, nil, true, opt, Float64)
+		if c := libCalls.Load() - c0; c < 2 {
+			t.Errorf("mem_limit %d: the nodal matrix took %d library call(s), not split", testMemLimit, c)
+		}
+		compareNodal(t, X, Y, sx, nil, false, opt, Float64)
+	})
+}
+
 // TestGPUUnconverged: a capped iteration count reports the same pairs as the CPU.
 func TestGPUUnconverged(t *testing.T) {
 	requireGPU(t)

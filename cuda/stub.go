@@ -39,6 +39,19 @@ func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symm
 	return nil, ErrNotBuilt
 }
 
+// MarginalizedGramGrad computes the Gram matrix and its gradient with respect
+// to the hyperparameters on a device; without the cuda tag it returns
+// ErrNotBuilt.
+func MarginalizedGramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out, grad []float64, iters []int32) ([]mgk.Unconverged, error) {
+	return nil, ErrNotBuilt
+}
+
+// MarginalizedNodal computes the node-pair similarities of mgk.Nodal on a
+// device; without the cuda tag it returns ErrNotBuilt.
+func MarginalizedNodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	return nil, ErrNotBuilt
+}
+
 // ShortestPathGram computes the shortest-path kernel's Gram matrix on a
 // device; without the cuda tag it returns ErrNotBuilt.
 func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, prec Precision, hybrid SPHybrid, out []float64, stats *Stats) error {

@@ -141,3 +141,102 @@ func TestDeviceEmulated(t *testing.T) {
 		t.Error("float32 results equal float64's to 1e-12: single precision was not used")
 	}
 }
+
+// gramGrad computes the symmetric marginalized Gram matrix of x and its
+// gradient through Compute, with params (mgkTestParams' layout).
+func gramGrad(t *testing.T, x *packed, params string) ([]float64, []float64, string, error) {
+	t.Helper()
+	n := len(x.nodePtr) - 1
+	out, grad := make([]float64, n*n), make([]float64, n*n*3)
+	warn, err := Compute("marginalized", "gram_grad", params, uintptr(unsafe.Pointer(&x.desc[0])), len(x.desc), 0, 0,
+		uintptr(unsafe.Pointer(&out[0])), len(out), 0, 0, uintptr(unsafe.Pointer(&grad[0])), len(grad), 0, 0)
+	return out, grad, warn, err
+}
+
+// TestDeviceEmulatedGrad runs mode "gram_grad" on the GPU path (the emulated
+// library) against the CPU path, with the gradient columns permuted from Go's
+// order (q, node, edge) so that the mapping is checked too.
+func TestDeviceEmulatedGrad(t *testing.T) {
+	lib := os.Getenv("GGCUDA_TEST_LIB")
+	if lib == "" {
+		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
+	}
+	const params = `{"node_kernel": {"kind": "kronecker_delta", "h": 0.5, "col": 0, "index": 0},
+	"edge_kernel": {"kind": "constant", "c": 0.8, "index": 1}, "q": 0.1, "q_index": 2, "n_params": 3,
+	"device": "%s", "cuda_library": "%s"}`
+	x := testBatch(9)
+	cpuK, cpuG, _, err := gramGrad(t, x, fmt.Sprintf(params, "cpu", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpuK, gpuG, warn, err := gramGrad(t, x, fmt.Sprintf(params, "cuda", lib))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warn != "" {
+		t.Errorf("warnings %q", warn)
+	}
+	for k := range cpuK {
+		if math.Abs(gpuK[k]-cpuK[k]) > 1e-9*math.Abs(cpuK[k]) {
+			t.Fatalf("entry %d: GPU %v, CPU %v", k, gpuK[k], cpuK[k])
+		}
+	}
+	scale := 0.0
+	for _, v := range cpuG {
+		scale = max(scale, math.Abs(v))
+	}
+	worst := 0.0
+	for k := range cpuG {
+		e := math.Abs(gpuG[k]-cpuG[k]) / (math.Abs(cpuG[k]) + 1e-3*scale)
+		worst = max(worst, e)
+		if e > 1e-5 {
+			t.Errorf("gradient %d (entry %d, column %d): GPU %v, CPU %v", k, k/3, k%3, gpuG[k], cpuG[k])
+		}
+	}
+	// The columns must differ from each other, or a wrong mapping would pass.
+	if cpuG[0] == cpuG[1] || cpuG[1] == cpuG[2] || cpuG[0] == cpuG[2] {
+		t.Fatalf("degenerate test: gradient columns %v", cpuG[:3])
+	}
+	t.Logf("worst gradient error %.2g", worst)
+}
+
+// TestDeviceEmulatedNodal runs mode "nodal" on the GPU path (the emulated
+// library) against the CPU path.
+func TestDeviceEmulatedNodal(t *testing.T) {
+	lib := os.Getenv("GGCUDA_TEST_LIB")
+	if lib == "" {
+		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
+	}
+	x := testBatch(7)
+	n := int(x.nodePtr[len(x.nodePtr)-1])
+	nodal := func(device, library string) ([]float64, string) {
+		out := make([]float64, n*n)
+		for k := range out {
+			out[k] = math.NaN()
+		}
+		warn, err := Compute("marginalized", "nodal", fmt.Sprintf(mgkTestParams, device, library, "float64"),
+			uintptr(unsafe.Pointer(&x.desc[0])), len(x.desc), 0, 0, uintptr(unsafe.Pointer(&out[0])), len(out), 0, 0, 0, 0, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, warn
+	}
+	cpu, _ := nodal("cpu", "")
+	gpu, warn := nodal("cuda", lib)
+	if warn != "" {
+		t.Errorf("warnings %q", warn)
+	}
+	scale := 0.0
+	for _, v := range cpu {
+		scale = max(scale, math.Abs(v))
+	}
+	worst := 0.0
+	for k := range cpu {
+		e := math.Abs(gpu[k]-cpu[k]) / (math.Abs(cpu[k]) + 1e-3*scale)
+		if !(e <= 1e-8) {
+			t.Fatalf("nodal entry %d: GPU %v, CPU %v", k, gpu[k], cpu[k])
+		}
+		worst = max(worst, e)
+	}
+	t.Logf("worst nodal error %.2g", worst)
+}

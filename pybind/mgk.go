@@ -54,13 +54,14 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 	}
 	var bad []mgk.Unconverged
 	done := false
+	order := append(append([]int{p.QIndex}, nodeIndex...), edgeIndex...)
 	if gpu {
-		if bad, done, err = runGPU(mode, &p, opt, r, b, warn); err != nil {
+		if bad, done, err = runGPU(mode, &p, opt, r, b, order, warn); err != nil {
 			return err
 		}
 	}
 	if !done {
-		if bad, err = run(mode, &p, opt, r, b, append(append([]int{p.QIndex}, nodeIndex...), edgeIndex...)); err != nil {
+		if bad, err = run(mode, &p, opt, r, b, order); err != nil {
 			return err
 		}
 	}
@@ -68,9 +69,11 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 	return nil
 }
 
-// runGPU computes the modes the GPU backend implements (gram, diag) in
-// the precision asked for; done is false when the CPU must compute the result instead.
-func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
+// runGPU computes the modes the GPU backend implements (gram, gram_grad,
+// diag, nodal) in the precision asked for; done is false when the CPU must
+// compute the result instead. order is the gradient column of each
+// hyperparameter in Go's order, as for run.
+func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, order []int, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
 	X, Y := r.x.graphs, r.y.graphs
 	prec, _ := p.precision() // checked by gpu()
 	switch mode {
@@ -88,12 +91,46 @@ func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, w
 			return nil, false, nil
 		}
 		return bad, true, err
+	case "gram_grad":
+		K, err := output[float64](b.out, b.outLen, len(X)*len(Y), "out")
+		if err != nil {
+			return nil, false, err
+		}
+		iters, err := optionalOutput[int32](b.iters, b.itersLen, len(X)*len(Y), "iters")
+		if err != nil {
+			return nil, false, err
+		}
+		if err := checkIndex(order, p.NParams, mgk.NumParams(opt)); err != nil {
+			return nil, false, err
+		}
+		G, err := output[float64](b.grad, b.gradLen, len(X)*len(Y)*p.NParams, "grad")
+		if err != nil {
+			return nil, false, err
+		}
+		bad, err = cuda.MarginalizedGramGrad(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, K, G, iters)
+		if onCPU(err, warn) {
+			return nil, false, nil
+		}
+		if err == nil {
+			reorder(G, order)
+		}
+		return bad, true, err
 	case "diag":
 		d, err := output[float64](b.out, b.outLen, len(X), "out")
 		if err != nil {
 			return nil, false, err
 		}
 		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, prec, d)
+		if onCPU(err, warn) {
+			return nil, false, nil
+		}
+		return bad, true, err
+	case "nodal":
+		R, err := output[float64](b.out, b.outLen, nodes(r.x)*nodes(r.y), "out")
+		if err != nil {
+			return nil, false, err
+		}
+		bad, err = cuda.MarginalizedNodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, R)
 		if onCPU(err, warn) {
 			return nil, false, nil
 		}

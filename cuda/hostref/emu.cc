@@ -45,14 +45,17 @@ int64_t dsc(const ggc_graphs& g, int i, int f) { return g.desc[(int64_t)i * GGC_
 template <typename T, bool Table>
 bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
          std::vector<MgkJob>& jobs, const ggc_mk_program* node, const ggc_mk_program* edge, MgkParams<T> prm,
-         int blocks, int64_t chunk_words, std::vector<MgkResult>& res, std::vector<int>& bad) {
+         int blocks, int64_t chunk_words, std::vector<MgkResult>& res, std::vector<int>& bad, int np,
+         std::vector<double>& grad) {
     const size_t nj = jobs.size();
+    const int64_t nvec = np > 0 ? 8 : 7, ntab = np > 0 ? 2 : 1;
+    grad.assign(nj * (size_t)np + 1, NAN);
     res.assign(nj, MgkResult{});
     bad.assign(nj, 0);
     std::vector<int64_t> words(nj);
     for (size_t k = 0; k < nj; k++) {
-        int64_t w = 7 * dsc(hx, jobs[k].i, GGC_DESC_N) * dsc(hy, jobs[k].j, GGC_DESC_N);
-        if (Table) w += dsc(hx, jobs[k].i, GGC_DESC_NCLASS) * dsc(hy, jobs[k].j, GGC_DESC_NCLASS);
+        int64_t w = nvec * dsc(hx, jobs[k].i, GGC_DESC_N) * dsc(hy, jobs[k].j, GGC_DESC_N);
+        if (Table) w += ntab * dsc(hx, jobs[k].i, GGC_DESC_NCLASS) * dsc(hy, jobs[k].j, GGC_DESC_NCLASS);
         words[k] = (w + 1) & ~int64_t(1);
         if (words[k] > chunk_words) return false;
     }
@@ -62,7 +65,7 @@ bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, c
         int64_t off = 0;
         while (k1 < nj && off + words[k1] <= chunk_words) {
             jobs[k1].vec = off;
-            jobs[k1].tab = off + 7 * dsc(hx, jobs[k1].i, GGC_DESC_N) * dsc(hy, jobs[k1].j, GGC_DESC_N);
+            jobs[k1].tab = off + nvec * dsc(hx, jobs[k1].i, GGC_DESC_N) * dsc(hy, jobs[k1].j, GGC_DESC_N);
             off += words[k1];
             k1++;
         }
@@ -74,8 +77,15 @@ bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, c
         emu::launch(n, PREP_THREADS, [&] { mgk_prep<T, Table>(dx, dy, jb, node, edge, prm, work.data(), bd); });
         int counter = 0;
         MgkResult* rs = res.data() + k0;
-        emu::launch(std::min(blocks, n), MGK_THREADS,
-                    [&] { mgk_solve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs); });
+        if (np > 0) {
+            double* gr = grad.data() + k0 * np;
+            emu::launch(std::min(blocks, n), MGK_THREADS,
+                        [&] { mgk_gsolve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs, gr, np); });
+            emu::launch(n, PREP_THREADS, [&] { mgk_gterms<T, Table>(dx, dy, jb, node, edge, work.data(), gr, np); });
+        } else {
+            emu::launch(std::min(blocks, n), MGK_THREADS,
+                        [&] { mgk_solve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs); });
+        }
         k0 = k1;
     }
     return true;
@@ -83,7 +93,9 @@ bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, c
 
 template <typename T>
 int gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
-         const ggc_mgk_options* o, int64_t chunk_words, double* out, int32_t* iters, char* err, size_t errlen) {
+         const ggc_mgk_options* o, int64_t chunk_words, double* out, double* grad, int32_t* iters, char* err,
+         size_t errlen) {
+    const int np = grad ? 1 + node->nparams + edge->nparams : 0;
     const bool sym = o->symmetric || Y == nullptr;
     if (sym) Y = X;
     HostCopy<T> cx, cy;
@@ -103,28 +115,31 @@ int gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, c
     };
     std::vector<MgkJob> tjobs = order(tj), ejobs = order(ej);
     MgkParams<T> prm;
-    prm.q = T(o->q), prm.tol = T(o->tol), prm.lmin = o->lmin, prm.max_iter = o->max_iter;
+    prm.q = T(o->q), prm.tol = T(o->tol), prm.lmin = o->lmin, prm.max_iter = o->max_iter, prm.adj_tol = T(o->adj_tol);
+    std::vector<double> tgrad, egrad;
     const int blocks = o->blocks > 0 ? o->blocks : 3;
     std::vector<MgkResult> tres, eres;
     std::vector<int> tbad, ebad;
-    if (!run<T, true>(dx, dy, *X, *Y, tjobs, node, edge, prm, blocks, chunk_words, tres, tbad) ||
-        !run<T, false>(dx, dy, *X, *Y, ejobs, node, edge, prm, blocks, chunk_words, eres, ebad)) {
+    if (!run<T, true>(dx, dy, *X, *Y, tjobs, node, edge, prm, blocks, chunk_words, tres, tbad, np, tgrad) ||
+        !run<T, false>(dx, dy, *X, *Y, ejobs, node, edge, prm, blocks, chunk_words, eres, ebad, np, egrad)) {
         snprintf(err, errlen, "a pair needs more than %lld words", (long long)chunk_words);
         return GGC_ERR_OOM;
     }
     const int ny = Y->num_graphs;
-    auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad) {
+    auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
+                       const std::vector<double>& g) {
         for (size_t k = 0; k < jobs.size(); k++) {
             if (bad[k]) return false;
             for (int m = 0; m < (sym && jobs[k].i != jobs[k].j ? 2 : 1); m++) {
                 const int64_t at = m == 0 ? (int64_t)jobs[k].i * ny + jobs[k].j : (int64_t)jobs[k].j * ny + jobs[k].i;
                 out[at] = res[k].value;
                 if (iters) iters[at] = res[k].iters;
+                if (np > 0) std::copy(g.begin() + k * np, g.begin() + (k + 1) * np, grad + at * np);
             }
         }
         return true;
     };
-    if (!scatter(tjobs, tres, tbad) || !scatter(ejobs, eres, ebad)) {
+    if (!scatter(tjobs, tres, tbad, tgrad) || !scatter(ejobs, eres, ebad, egrad)) {
         snprintf(err, errlen, "node kernel gave a negative or non-finite value");
         return GGC_ERR_ARG;
     }
@@ -136,8 +151,15 @@ int gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, c
 extern "C" int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
                            const ggc_mk_program* edge, const ggc_mgk_options* opt, int64_t chunk_words, double* out,
                            int32_t* iters, char* err, size_t errlen) {
-    if (opt->precision == 32) return gram<float>(X, Y, node, edge, opt, chunk_words, out, iters, err, errlen);
-    return gram<double>(X, Y, node, edge, opt, chunk_words, out, iters, err, errlen);
+    if (opt->precision == 32) return gram<float>(X, Y, node, edge, opt, chunk_words, out, nullptr, iters, err, errlen);
+    return gram<double>(X, Y, node, edge, opt, chunk_words, out, nullptr, iters, err, errlen);
+}
+
+extern "C" int hr_emu_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                                const ggc_mk_program* edge, const ggc_mgk_options* opt, int64_t chunk_words,
+                                double* out, double* grad, int32_t* iters, char* err, size_t errlen) {
+    if (opt->precision == 32) return gram<float>(X, Y, node, edge, opt, chunk_words, out, grad, iters, err, errlen);
+    return gram<double>(X, Y, node, edge, opt, chunk_words, out, grad, iters, err, errlen);
 }
 
 namespace {

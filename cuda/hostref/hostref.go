@@ -27,6 +27,21 @@ func MkEval64(p *layout.Program, x, y []float64) float64 {
 	return float64(C.hr_mk_eval64((*C.ggc_mk_program)(unsafe.Pointer(p)), (*C.double)(&x[0]), (*C.double)(&y[0])))
 }
 
+// MkEvalD64 returns program p's value on rows x and y and its derivative with
+// respect to hyperparameter t, in float64.
+func MkEvalD64(p *layout.Program, x, y []float64, t int) (v, d float64) {
+	var cd C.double
+	v = float64(C.hr_mk_eval_d64((*C.ggc_mk_program)(unsafe.Pointer(p)), (*C.double)(&x[0]), (*C.double)(&y[0]), C.int(t), &cd))
+	return v, float64(cd)
+}
+
+// MkEvalD32 is MkEvalD64 in float32.
+func MkEvalD32(p *layout.Program, x, y []float32, t int) (v, d float32) {
+	var cd C.float
+	v = float32(C.hr_mk_eval_d32((*C.ggc_mk_program)(unsafe.Pointer(p)), (*C.float)(&x[0]), (*C.float)(&y[0]), C.int(t), &cd))
+	return v, float32(cd)
+}
+
 // MkEval32 evaluates program p on rows x and y in float32.
 func MkEval32(p *layout.Program, x, y []float32) float32 {
 	return float32(C.hr_mk_eval32((*C.ggc_mk_program)(unsafe.Pointer(p)), (*C.float)(&x[0]), (*C.float)(&y[0])))
@@ -123,6 +138,7 @@ type Options struct {
 	Q, Tol                                                          float64
 	Lmin, MaxIter, Symmetric, Precision, Device, Blocks, Flags, Pad int32
 	MemLimit                                                        int64
+	AdjTol                                                          float64
 }
 
 // Sizes returns the sizes of the Go mirrors of the C API's structs and of the
@@ -236,4 +252,52 @@ func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float6
 		return nil, fmt.Errorf("hr_emu_sp: status %d (a pair needs more than %d words)", int(rc), chunkWords)
 	}
 	return out[:len(pairs)/2], nil
+}
+
+// gramCall runs one of the C Gram functions with X, Y (nil: X) in C memory;
+// f gets the C graphs and an error buffer.
+func gramCall(X, Y *layout.Graphs, f func(cx, cy *C.ggc_graphs, errbuf *C.char, n C.size_t) C.int) error {
+	cx := newCGraphs(X)
+	defer cx.free()
+	var cy *C.ggc_graphs
+	if Y != nil {
+		g := newCGraphs(Y)
+		defer g.free()
+		cy = g.c
+	}
+	var errbuf [256]C.char
+	if rc := f(cx.c, cy, &errbuf[0], C.size_t(len(errbuf))); rc != 0 {
+		return errors.New(C.GoString(&errbuf[0]))
+	}
+	return nil
+}
+
+// GramGrad runs the serial host twin of the device gradient: out as Gram,
+// grad[(i*ny+j)*np+k] = ∂K/∂θ_k with np = 1 + node.NParams + edge.NParams,
+// iters (optional) the iterations of both solves, negative when either did
+// not converge.
+func GramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, table bool, out, grad []float64, iters []int32) error {
+	var pi *C.int32_t
+	if len(iters) > 0 {
+		pi = (*C.int32_t)(&iters[0])
+	}
+	out, grad = nonEmpty(out), nonEmpty(grad)
+	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
+		return C.hr_mgk_gram_grad(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+			(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), cbool(table), (*C.double)(&out[:1][0]), (*C.double)(&grad[:1][0]), pi, e, n)
+	})
+}
+
+// EmuGramGrad runs the device gradient kernels (mgk_prep, mgk_gsolve,
+// mgk_gterms) on host threads, as EmuGram runs the Gram kernels.
+func EmuGramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out, grad []float64, iters []int32) error {
+	var pi *C.int32_t
+	if len(iters) > 0 {
+		pi = (*C.int32_t)(&iters[0])
+	}
+	out, grad = nonEmpty(out), nonEmpty(grad)
+	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
+		return C.hr_emu_gram_grad(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+			(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), (*C.double)(&grad[:1][0]), pi, e, n)
+	})
 }

@@ -8,6 +8,10 @@ extern "C" {
 #endif
 double hr_mk_eval64(const ggc_mk_program* p, const double* x, const double* y);
 float hr_mk_eval32(const ggc_mk_program* p, const float* x, const float* y);
+/* hr_mk_eval_d* return k(x, y) and set *d to its derivative with respect to
+ * hyperparameter t (mk_eval_d). */
+double hr_mk_eval_d64(const ggc_mk_program* p, const double* x, const double* y, int t, double* d);
+float hr_mk_eval_d32(const ggc_mk_program* p, const float* x, const float* y, int t, float* d);
 /* hr_tile_pair runs both primitives on one tile pair with a κe table kappa
  * (na × nb, by nonzero) on block X, writing the dense result to yd and the
  * sparse one to ys (64 entries each, 8r + r'). */
@@ -23,6 +27,16 @@ int hr_mulw(const ggc_graphs* A, int ga, const ggc_graphs* B, int gb, const ggc_
 int hr_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
                 const ggc_mgk_options* opt, int table, double* out, int32_t* iters, double* resid, char* err,
                 size_t errlen);
+/* hr_mgk_gram_grad is the serial host twin of ggc_mgk_gram_grad (grad
+ * layout as there); table chooses the κe path. */
+int hr_mgk_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                     const ggc_mk_program* edge, const ggc_mgk_options* opt, int table, double* out, double* grad,
+                     int32_t* iters, char* err, size_t errlen);
+/* hr_emu_gram_grad runs the gradient kernels (mgk_prep, mgk_gsolve,
+ * mgk_gterms) on host threads, like hr_emu_gram. */
+int hr_emu_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                     const ggc_mk_program* edge, const ggc_mgk_options* opt, int64_t chunk_words, double* out,
+                     double* grad, int32_t* iters, char* err, size_t errlen);
 /* hr_emu_gram runs the library's device kernels on host threads (emu.h), in
  * chunks of at most chunk_words of work space. */
 int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define GGC_ABI_VERSION 2
+#define GGC_ABI_VERSION 3
 
 /* The library is built with hidden visibility; the API is exported. */
 #if defined(__GNUC__)
@@ -55,6 +55,9 @@ enum ggc_mk_op {
 
 typedef struct {
     int32_t op, col, width, nargs;
+    int32_t pidx; /* leaves: index of param among the program's hyperparameters
+                   * (microkernel's EvalGrad order); -1 for SUM, PRODUCT, NORMALIZED */
+    int32_t pad;
     double param;
 } ggc_mk_instr;
 
@@ -62,7 +65,7 @@ typedef struct {
     int32_t n;    /* number of instructions */
     int32_t self; /* 1 when the program contains NORMALIZED */
     int32_t maxcol; /* one past the highest feature column read */
-    int32_t pad;
+    int32_t nparams; /* hyperparameters (microkernel's NumParams) */
     ggc_mk_instr ins[GGC_MK_MAX_INSTR];
 } ggc_mk_program;
 
@@ -112,6 +115,7 @@ typedef struct {
     int32_t flags;     /* GGC_FLAG_*, for tests */
     int32_t pad;
     int64_t mem_limit; /* bytes of device memory to use at most; 0 = what is free */
+    double adj_tol;    /* relative residual of the adjoint solves (ggc_mgk_gram_grad) */
 } ggc_mgk_options;
 
 enum {
@@ -152,6 +156,27 @@ GGC_API int ggc_device_info(int dev, char* name, size_t namelen, int* cc_major, 
 GGC_API int ggc_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
                  const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out,
                  int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen);
+
+/* ggc_mgk_gram_grad is ggc_mgk_gram plus the gradient of every entry with
+ * respect to the hyperparameters θ = (q, node-kernel parameters, edge-kernel
+ * parameters), np = 1 + node->nparams + edge->nparams of them:
+ * grad[(i*ny + j)*np + k] = ∂K(X[i], Y[j])/∂θ_k, as mgk.GramGrad. Each entry
+ * takes two PCG solves (the primal, to opt->tol, and the adjoint, to
+ * opt->adj_tol); iters holds their sum, negative when either did not converge,
+ * and resid the larger final residual. GGC_FLAG_DIAG is refused. */
+GGC_API int ggc_mgk_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                              const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out, double* grad,
+                              int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen);
+
+/* ggc_mgk_nodal is ggc_mgk_gram (out, iters, resid as there) that also writes
+ * the node-pair similarities p_i p'_i' x_(i,i') (x − V·1 with lmin = 1) of
+ * every pair into nodal, a (X->total_nodes × Y->total_nodes) row-major
+ * matrix, nodes graph after graph in their packed order (mgk.Nodal's layout;
+ * Y == NULL or symmetric: Y is X). The matrix is assembled in device memory:
+ * GGC_ERR_OOM when it does not fit beside the graphs. */
+GGC_API int ggc_mgk_nodal(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                          const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out, double* nodal,
+                          int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen);
 
 /* Shortest-path graphs (FCSP): per graph its nodes' feature rows and its
  * shortest-path edges, each unordered pair of distinct connected nodes u < v

@@ -50,16 +50,21 @@ const (
 // octile layout cannot hold); callers use the CPU for them.
 var ErrUnsupported = errors.New("not supported by the CUDA backend")
 
-// Instr is ggc_mk_instr.
+// Instr is ggc_mk_instr. Pidx is the index of a leaf's hyperparameter in
+// microkernel's EvalGrad order (-1 for the other operations): the device
+// differentiates with respect to parameter t by seeding the leaf whose Pidx
+// is t.
 type Instr struct {
 	Op, Col, Width, Nargs int32
+	Pidx, Pad             int32
 	Param                 float64
 }
 
-// Program is ggc_mk_program: same size and field order.
+// Program is ggc_mk_program: same size and field order. NParams is the
+// kernel's NumParams.
 type Program struct {
-	N, Self, MaxCol, Pad int32
-	Ins                  [MaxInstr]Instr
+	N, Self, MaxCol, NParams int32
+	Ins                      [MaxInstr]Instr
 }
 
 // Compile translates k into a program, or returns an error wrapping
@@ -67,6 +72,14 @@ type Program struct {
 func Compile(k microkernel.Kernel) (Program, error) {
 	var p Program
 	depth, maxDepth := 0, 0
+	// leaf gives the next leaf its hyperparameter index: every compiled-in
+	// leaf has exactly one, numbered depth-first as microkernel's EvalGrad
+	// numbers them, which is the order a postfix program meets its leaves.
+	leaf := func(in Instr) Instr {
+		in.Pidx = p.NParams
+		p.NParams++
+		return in
+	}
 	var emit func(k microkernel.Kernel) error
 	push := func(in Instr, pop int) error {
 		if int(p.N) >= MaxInstr {
@@ -81,13 +94,13 @@ func Compile(k microkernel.Kernel) (Program, error) {
 	emit = func(k microkernel.Kernel) error {
 		switch k := k.(type) {
 		case *microkernel.Constant:
-			return push(Instr{Op: OpConstant, Param: k.C}, 0)
+			return push(leaf(Instr{Op: OpConstant, Param: k.C}), 0)
 		case *microkernel.KroneckerDelta:
-			return push(Instr{Op: OpKroneckerDelta, Col: int32(k.Col), Width: int32(k.Width), Param: k.H}, 0)
+			return push(leaf(Instr{Op: OpKroneckerDelta, Col: int32(k.Col), Width: int32(k.Width), Param: k.H}), 0)
 		case *microkernel.SquareExponential:
-			return push(Instr{Op: OpSquareExponential, Col: int32(k.Col), Width: int32(k.Width), Param: k.LengthScale}, 0)
+			return push(leaf(Instr{Op: OpSquareExponential, Col: int32(k.Col), Width: int32(k.Width), Param: k.LengthScale}), 0)
 		case *microkernel.BrownianBridge:
-			return push(Instr{Op: OpBrownianBridge, Col: int32(k.Col), Width: 1, Param: k.C}, 0)
+			return push(leaf(Instr{Op: OpBrownianBridge, Col: int32(k.Col), Width: 1, Param: k.C}), 0)
 		case *microkernel.Sum, *microkernel.Product:
 			terms, op := []microkernel.Kernel(nil), int32(OpSum)
 			if s, ok := k.(*microkernel.Sum); ok {
@@ -103,13 +116,13 @@ func Compile(k microkernel.Kernel) (Program, error) {
 					return err
 				}
 			}
-			return push(Instr{Op: op, Nargs: int32(len(terms))}, len(terms))
+			return push(Instr{Op: op, Nargs: int32(len(terms)), Pidx: -1}, len(terms))
 		case *microkernel.Normalized:
 			if err := emit(k.K); err != nil {
 				return err
 			}
 			p.Self = 1
-			return push(Instr{Op: OpNormalized}, 0)
+			return push(Instr{Op: OpNormalized, Pidx: -1}, 0)
 		case nil:
 			return fmt.Errorf("nil base kernel: %w", ErrUnsupported)
 		}
@@ -120,6 +133,11 @@ func Compile(k microkernel.Kernel) (Program, error) {
 	}
 	if maxDepth > MaxStack {
 		return p, fmt.Errorf("base kernel nests %d values deep, the CUDA library holds %d: %w", maxDepth, MaxStack, ErrUnsupported)
+	}
+	if int(p.NParams) != k.NumParams() {
+		// A compiled-in kernel whose parameters are not one per leaf: the
+		// device's gradient numbering would be wrong.
+		return p, fmt.Errorf("base kernel has %d hyperparameters, its program %d leaves: %w", k.NumParams(), p.NParams, ErrUnsupported)
 	}
 	p.MaxCol = int32(microkernel.MaxCol(k))
 	return p, nil

@@ -132,19 +132,26 @@ constexpr double FREE_SHARE = 0.8;
 // run_jobs prepares and solves jobs (largest first) in chunks whose work space
 // fits in device memory: a chunk's pairs are prepared by mgk_prep, then solved
 // by persistent mgk_solve blocks. A single pair too large for the free memory
-// is GGC_ERR_OOM; the caller then splits the work.
+// is GGC_ERR_OOM; the caller then splits the work. With np > 0 the jobs are
+// gradient jobs (mgk_gsolve then mgk_gterms; eight vectors and two class
+// tables each) and gout receives np doubles a job.
 template <typename T, bool Table>
 int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
              std::vector<MgkJob>& jobs, const ggc_mk_program* dnode, const ggc_mk_program* dedge, MgkParams<T> prm,
              int max_blocks, int64_t mem_limit, int64_t graph_mem, std::vector<MgkResult>& out, std::vector<int>& bad, Arena& ar, cudaStream_t st,
-             ggc_stats* stats, char* err, size_t errlen) {
+             ggc_stats* stats, char* err, size_t errlen, int np, std::vector<double>& gout, double* dnodal = nullptr,
+             int64_t ld = 0, bool sym = false) {
     if (jobs.empty()) return GGC_OK;
     int dev;
     CK(cudaGetDevice(&dev));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, dev));
     int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mgk_solve<T, Table>, MGK_THREADS, 0));
+    if (np > 0)
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mgk_gsolve<T, Table>, MGK_THREADS, 0));
+    else
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mgk_solve<T, Table>, MGK_THREADS, 0));
+    const int64_t nvec = np > 0 ? 8 : 7, ntab = np > 0 ? 2 : 1;
     int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
     if (max_blocks > 0) max_grid = std::min<int64_t>(max_grid, max_blocks);
     const size_t nj = jobs.size();
@@ -152,8 +159,8 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     int64_t total = 0, largest = 0;
     for (size_t k = 0; k < nj; k++) {
         const int64_t na = desc(hx, jobs[k].i, GGC_DESC_N), nb = desc(hy, jobs[k].j, GGC_DESC_N);
-        int64_t w = 7 * na * nb;
-        if (Table) w += desc(hx, jobs[k].i, GGC_DESC_NCLASS) * desc(hy, jobs[k].j, GGC_DESC_NCLASS);
+        int64_t w = nvec * na * nb;
+        if (Table) w += ntab * desc(hx, jobs[k].i, GGC_DESC_NCLASS) * desc(hy, jobs[k].j, GGC_DESC_NCLASS);
         w = (w + 1) & ~int64_t(1);  // keep every job 16-byte aligned
         words[k] = w;
         total += w;
@@ -161,7 +168,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     }
     size_t free_b = 0, total_b = 0;
     CK(cudaMemGetInfo(&free_b, &total_b));
-    const int64_t fixed = (int64_t)nj * (int64_t)(sizeof(MgkJob) + sizeof(MgkResult) + sizeof(int)) + 64;
+    const int64_t fixed = (int64_t)nj * (int64_t)(sizeof(MgkJob) + sizeof(MgkResult) + sizeof(int) + sizeof(double) * np) + 64;
     int64_t avail = (int64_t)(FREE_SHARE * (double)free_b) - fixed;
     // mem_limit (tests) simulates a device of that size: the graphs, already
     // uploaded, count against it.
@@ -178,6 +185,8 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     int *counter, *dbad;
     T* work;
     MgkResult* dres;
+    double* dgrad = nullptr;
+    if (np > 0) CK(ar.alloc((void**)&dgrad, sizeof(double) * nj * (size_t)np));
     CK(ar.alloc((void**)&djobs, sizeof(MgkJob) * nj));
     CK(ar.alloc((void**)&counter, sizeof(int)));
     CK(ar.alloc((void**)&dbad, sizeof(int) * nj));
@@ -195,7 +204,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         int64_t off = 0;
         while (k1 < nj && off + words[k1] <= cap) {
             jobs[k1].vec = off;
-            jobs[k1].tab = off + 7 * desc(hx, jobs[k1].i, GGC_DESC_N) * desc(hy, jobs[k1].j, GGC_DESC_N);
+            jobs[k1].tab = off + nvec * desc(hx, jobs[k1].i, GGC_DESC_N) * desc(hy, jobs[k1].j, GGC_DESC_N);
             off += words[k1];
             k1++;
         }
@@ -207,8 +216,22 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         CK(cudaMemsetAsync(counter, 0, sizeof(int), st));
         const int64_t grid = std::min<int64_t>(max_grid, n);
         grid_used = std::max(grid_used, grid);
-        auto solve = mgk_solve<T, Table>;
-        GG_LAUNCH(solve, grid, MGK_THREADS, st, dx, dy, djobs + k0, n, counter, dedge, prm, work, dres + k0);
+        if (np > 0) {
+            auto gsolve = mgk_gsolve<T, Table>;
+            GG_LAUNCH(gsolve, grid, MGK_THREADS, st, dx, dy, djobs + k0, n, counter, dedge, prm, work, dres + k0,
+                      dgrad + k0 * np, np);
+            CK(cudaGetLastError());
+            auto gterms = mgk_gterms<T, Table>;
+            GG_LAUNCH(gterms, n, PREP_THREADS, st, dx, dy, djobs + k0, dnode, dedge, work, dgrad + k0 * np, np);
+        } else {
+            auto solve = mgk_solve<T, Table>;
+            GG_LAUNCH(solve, grid, MGK_THREADS, st, dx, dy, djobs + k0, n, counter, dedge, prm, work, dres + k0);
+            if (dnodal) {
+                CK(cudaGetLastError());
+                auto nodal = mgk_nodal_out<T>;
+                GG_LAUNCH(nodal, n, PREP_THREADS, st, dx, dy, djobs + k0, work, dnodal, ld, (int)sym);
+            }
+        }
         CK(cudaGetLastError());
         k0 = k1;
     }
@@ -217,6 +240,10 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     bad.resize(nj);
     CK(cudaMemcpyAsync(out.data(), dres, sizeof(MgkResult) * nj, cudaMemcpyDeviceToHost, st));
     CK(cudaMemcpyAsync(bad.data(), dbad, sizeof(int) * nj, cudaMemcpyDeviceToHost, st));
+    if (np > 0) {
+        gout.resize(nj * (size_t)np);
+        CK(cudaMemcpyAsync(gout.data(), dgrad, sizeof(double) * nj * (size_t)np, cudaMemcpyDeviceToHost, st));
+    }
     CK(cudaEventRecord(e2, st));
     CK(cudaStreamSynchronize(st));
     if (stats) {
@@ -237,8 +264,8 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
 
 template <typename T>
 int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
-             const ggc_mgk_options* o, double* out, int32_t* iters, double* resid, ggc_stats* stats, char* err,
-             size_t errlen) {
+             const ggc_mgk_options* o, double* out, double* grad, int32_t* iters, double* resid, ggc_stats* stats,
+             char* err, size_t errlen, double* nodal = nullptr) {
     const bool diag = o->flags & GGC_FLAG_DIAG;
     const bool sym = o->symmetric || Y == nullptr || diag;
     if (sym) Y = X;
@@ -302,16 +329,32 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     prm.tol = T(o->tol);
     prm.lmin = o->lmin;
     prm.max_iter = o->max_iter;
+    prm.adj_tol = T(o->adj_tol);
+    const int np = grad ? 1 + node->nparams + edge->nparams : 0;
+    std::vector<double> tgrad, egrad;
     std::vector<MgkResult> tres, eres;
     std::vector<int> tbad, ebad;
-    const int64_t gmem = graph_bytes<T>(*X) + (sym ? 0 : graph_bytes<T>(*Y));
+    int64_t gmem = graph_bytes<T>(*X) + (sym ? 0 : graph_bytes<T>(*Y));
+    // Nodal: the whole ΣnX × ΣnY output lives on the device (the caller
+    // splits the matrix when it does not fit).
+    double* dnodal = nullptr;
+    const int64_t ld = Y->total_nodes, nodal_len = X->total_nodes * Y->total_nodes;
+    if (nodal) {
+        gmem += 8 * nodal_len;
+        if (o->mem_limit > 0 && gmem > o->mem_limit) {
+            say(err, errlen, "device memory exhausted: the nodal matrix does not fit");
+            return GGC_ERR_OOM;
+        }
+        CK(ar.alloc((void**)&dnodal, sizeof(double) * (size_t)std::max<int64_t>(nodal_len, 1)));
+    }
     int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, tres, tbad, ar, st, stats, err,
-                               errlen);
+                               errlen, np, tgrad, dnodal, ld, sym);
     if (rc != GGC_OK) return rc;
     rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, eres, ebad, ar, st, stats, err,
-                            errlen);
+                            errlen, np, egrad, dnodal, ld, sym);
     if (rc != GGC_OK) return rc;
-    auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad) {
+    auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
+                       const std::vector<double>& g) {
         for (size_t k = 0; k < jobs.size(); k++) {
             const MgkJob jb = jobs[k];
             if (bad[k]) {
@@ -325,11 +368,16 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
                 out[at] = res[k].value;
                 if (iters) iters[at] = res[k].iters;
                 if (resid) resid[at] = res[k].residual;
+                if (np > 0) std::copy(g.begin() + k * np, g.begin() + (k + 1) * np, grad + at * np);
             }
         }
         return true;
     };
-    if (!scatter(tjobs, tres, tbad) || !scatter(ejobs, eres, ebad)) return GGC_ERR_ARG;
+    if (!scatter(tjobs, tres, tbad, tgrad) || !scatter(ejobs, eres, ebad, egrad)) return GGC_ERR_ARG;
+    if (nodal && nodal_len > 0) {
+        CK(cudaMemcpyAsync(nodal, dnodal, sizeof(double) * (size_t)nodal_len, cudaMemcpyDeviceToHost, st));
+        CK(cudaStreamSynchronize(st));
+    }
     return GGC_OK;
 }
 
@@ -376,12 +424,61 @@ extern "C" int ggc_mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_
         return GGC_ERR_UNSUPPORTED;
     }
     if (opt->precision == 32)
-        return mgk_gram<float>(X, Y, node, edge, opt, out, iters, resid, stats, err, errlen);
+        return mgk_gram<float>(X, Y, node, edge, opt, out, nullptr, iters, resid, stats, err, errlen);
     if (opt->precision != 64) {
         say(err, errlen, "ggc_mgk_gram: precision must be 32 or 64");
         return GGC_ERR_ARG;
     }
-    return mgk_gram<double>(X, Y, node, edge, opt, out, iters, resid, stats, err, errlen);
+    return mgk_gram<double>(X, Y, node, edge, opt, out, nullptr, iters, resid, stats, err, errlen);
+}
+
+extern "C" int ggc_mgk_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                                 const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out, double* grad,
+                                 int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen) {
+    if (!X || !node || !edge || !opt || !out || !grad) {
+        say(err, errlen, "ggc_mgk_gram_grad: a required argument is NULL");
+        return GGC_ERR_ARG;
+    }
+    if (node->n < 1 || node->n > GGC_MK_MAX_INSTR || edge->n < 1 || edge->n > GGC_MK_MAX_INSTR ||
+        node->nparams < 0 || node->nparams > GGC_MK_MAX_INSTR || edge->nparams < 0 || edge->nparams > GGC_MK_MAX_INSTR) {
+        say(err, errlen, "ggc_mgk_gram_grad: base-kernel program out of range");
+        return GGC_ERR_UNSUPPORTED;
+    }
+    if (opt->flags & GGC_FLAG_DIAG) {
+        say(err, errlen, "ggc_mgk_gram_grad: no gradient of the diagonal alone");
+        return GGC_ERR_ARG;
+    }
+    if (opt->precision == 32)
+        return mgk_gram<float>(X, Y, node, edge, opt, out, grad, iters, resid, stats, err, errlen);
+    if (opt->precision != 64) {
+        say(err, errlen, "ggc_mgk_gram_grad: precision must be 32 or 64");
+        return GGC_ERR_ARG;
+    }
+    return mgk_gram<double>(X, Y, node, edge, opt, out, grad, iters, resid, stats, err, errlen);
+}
+
+extern "C" int ggc_mgk_nodal(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                             const ggc_mk_program* edge, const ggc_mgk_options* opt, double* out, double* nodal,
+                             int32_t* iters, double* resid, ggc_stats* stats, char* err, size_t errlen) {
+    if (!X || !node || !edge || !opt || !out || !nodal) {
+        say(err, errlen, "ggc_mgk_nodal: a required argument is NULL");
+        return GGC_ERR_ARG;
+    }
+    if (node->n < 1 || node->n > GGC_MK_MAX_INSTR || edge->n < 1 || edge->n > GGC_MK_MAX_INSTR) {
+        say(err, errlen, "ggc_mgk_nodal: base-kernel program out of range");
+        return GGC_ERR_UNSUPPORTED;
+    }
+    if (opt->flags & GGC_FLAG_DIAG) {
+        say(err, errlen, "ggc_mgk_nodal: GGC_FLAG_DIAG is not for nodal matrices");
+        return GGC_ERR_ARG;
+    }
+    if (opt->precision == 32)
+        return mgk_gram<float>(X, Y, node, edge, opt, out, nullptr, iters, resid, stats, err, errlen, nodal);
+    if (opt->precision != 64) {
+        say(err, errlen, "ggc_mgk_nodal: precision must be 32 or 64");
+        return GGC_ERR_ARG;
+    }
+    return mgk_gram<double>(X, Y, node, edge, opt, out, nullptr, iters, resid, stats, err, errlen, nodal);
 }
 
 

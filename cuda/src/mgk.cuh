@@ -65,6 +65,7 @@ struct MgkParams {
     T q;
     T tol;
     int32_t lmin, max_iter;
+    T adj_tol;  // the adjoint solves of the gradient
 };
 
 // Shared memory of one block.
@@ -190,25 +191,15 @@ __global__ void __launch_bounds__(PREP_THREADS) mgk_prep(DevGraphs<T> X, DevGrap
     }
 }
 
-// solve_pair_block solves one prepared pair with the whole block and returns
-// its result (valid in every thread).
+// pcg_block runs Jacobi-preconditioned CG on M y = rhs, M = D − S W S, with
+// the right-hand side in ap (written and synchronized by the caller), y, r, p
+// and ap as its vectors, to relative residual tol. The result's value is
+// unset; y is zero when the right-hand side is.
 template <typename T, typename K>
-__device__ MgkResult solve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke,
-                                      const MgkParams<T>& prm, T* vec) {
+__device__ MgkResult pcg_block(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke, T tol,
+                               int max_iter, const T* s, const T* dd, const T* inv, T* y, T* r, T* p, T* ap) {
     const int64_t N = (int64_t)A.n * B.n;
-    T *s = vec, *dd = vec + N, *inv = vec + 2 * N, *y = vec + 3 * N, *r = vec + 4 * N, *p = vec + 5 * N,
-      *ap = vec + 6 * N;
     MgkResult res{};
-    // Right-hand side into ap (y holds V from mgk_prep).
-    if (prm.lmin == 1) {
-        mulw_block<T>(sh, A, B, ke, y, (const T*)nullptr, [&](int64_t k, T w) {
-            ap[k] = s[k] * w;
-            return T(0);
-        });
-    } else {
-        for (int64_t k = threadIdx.x; k < N; k += blockDim.x) ap[k] = s[k] * dd[k];
-    }
-    __syncthreads();
     T rz = T(0), bb = T(0);
     for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
         const T rk = ap[k];
@@ -221,12 +212,12 @@ __device__ MgkResult solve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, co
     block_sum2<T>(sh, rz, bb);
     if (bb == T(0)) return res;
     T rr = bb;
-    const T thr = prm.tol * prm.tol * bb;
+    const T thr = tol * tol * bb;
     int it = 0;
     bool ok = true;
     for (;; it++) {
         if (rr <= thr) break;
-        if (it >= prm.max_iter) {
+        if (it >= max_iter) {
             ok = false;
             break;
         }
@@ -255,15 +246,52 @@ __device__ MgkResult solve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, co
         for (int64_t k = threadIdx.x; k < N; k += blockDim.x) p[k] = inv[k] * r[k] + beta * p[k];
         __syncthreads();
     }
+    res.residual = sqrt(double(rr) / double(bb));
+    res.iters = ok ? it : -it;
+    return res;
+}
+
+// primal_rhs writes the primal right-hand side into ap: S W V 1 with Lmin = 1
+// (V in y, from mgk_prep), else S D 1.
+template <typename T, typename K>
+__device__ void primal_rhs(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke,
+                           const MgkParams<T>& prm, const T* s, const T* dd, const T* v, T* ap) {
+    const int64_t N = (int64_t)A.n * B.n;
+    if (prm.lmin == 1) {
+        mulw_block<T>(sh, A, B, ke, v, (const T*)nullptr, [&](int64_t k, T w) {
+            ap[k] = s[k] * w;
+            return T(0);
+        });
+    } else {
+        for (int64_t k = threadIdx.x; k < N; k += blockDim.x) ap[k] = s[k] * dd[k];
+    }
+    __syncthreads();
+}
+
+// pair_value returns K = Σ p_i p'_i' s y to every thread.
+template <typename T>
+__device__ T pair_value(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const T* s, const T* y) {
+    const int64_t N = (int64_t)A.n * B.n;
     T val = T(0), unused = T(0);
     for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
         const int i = (int)(k / B.n), ip = (int)(k % B.n);
         val += A.start[i] * B.start[ip] * s[k] * y[k];
     }
     block_sum2<T>(sh, val, unused);
-    res.value = double(val);
-    res.residual = sqrt(double(rr) / double(bb));
-    res.iters = ok ? it : -it;
+    return val;
+}
+
+// solve_pair_block solves one prepared pair with the whole block and returns
+// its result (valid in every thread).
+template <typename T, typename K>
+__device__ MgkResult solve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke,
+                                      const MgkParams<T>& prm, T* vec) {
+    const int64_t N = (int64_t)A.n * B.n;
+    T *s = vec, *dd = vec + N, *inv = vec + 2 * N, *y = vec + 3 * N, *r = vec + 4 * N, *p = vec + 5 * N,
+      *ap = vec + 6 * N;
+    primal_rhs<T>(sh, A, B, ke, prm, s, dd, y, ap);
+    MgkResult res = pcg_block<T>(sh, A, B, ke, prm.tol, prm.max_iter, s, dd, inv, y, r, p, ap);
+    res.value = double(pair_value<T>(sh, A, B, s, y));
     return res;
 }
 
@@ -294,6 +322,233 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
         }
         if (threadIdx.x == 0) results[job] = res;
         __syncthreads();
+    }
+}
+
+// ---- Gradients (mgk.GramGrad's adjoint method) ----
+//
+// A gradient job's work space is eight vectors (s, dd, inv, y, r, p, ap, u)
+// and, on the table path, the κe class table followed by a table of the same
+// size for the edge coefficients. mgk_prep fills s, dd, inv and V (in y) as
+// for Gram; mgk_gsolve runs the primal and the adjoint solves and leaves, per
+// product node, the full solution x in y, u = S ũ in u and the node
+// coefficient λ∘(D·1 + W x) − [Lmin = 1] p p' in r, the q term in grad[0] and
+// (table path) the edge coefficients uᵀ dW x per class pair; mgk_gterms then
+// differentiates the base kernels, away from the solver's registers.
+
+// edge_pairs_block calls f(ka, kb, c) for every directed pair of nonzeros (ka
+// of A, kb of B) with c = u[(i, i')] · w_ka · w'_kb · x[(j, j')], where ka joins
+// i to j and kb joins i' to j' (a self-loop is one nonzero): the terms of
+// uᵀ dW x. Warps own output blocks as in mulw_block; lanes share a tile pair's
+// nonzero pairs.
+template <typename T, typename F>
+__device__ void edge_pairs_block(const GraphRef<T>& A, const GraphRef<T>& B, const T* u, const T* x, const F& f) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const int nblocks = A.nt * B.nt;
+    for (int ob = warp; ob < nblocks; ob += nwarps) {
+        const int I = ob / B.nt, Ip = ob % B.nt;
+        for (int32_t ta = A.tile_ptr[I]; ta < A.tile_ptr[I + 1]; ta++) {
+            const int32_t a0 = A.nz_ptr[ta], na = A.nz_ptr[ta + 1] - a0, J = A.tile_col[ta];
+            for (int32_t tb = B.tile_ptr[Ip]; tb < B.tile_ptr[Ip + 1]; tb++) {
+                const int32_t b0 = B.nz_ptr[tb], nb = B.nz_ptr[tb + 1] - b0, Jp = B.tile_col[tb];
+                for (int k = lane; k < na * nb; k += 32) {
+                    const int32_t ka = a0 + k / nb, kb = b0 + k % nb;
+                    const int pa = A.nz_pos[ka], pb = B.nz_pos[kb];
+                    const int64_t row = (int64_t)(8 * I + (pa >> 3)) * B.n + 8 * Ip + (pb >> 3);
+                    const int64_t col = (int64_t)(8 * J + (pa & 7)) * B.n + 8 * Jp + (pb & 7);
+                    f(ka, kb, u[row] * A.nz_w[ka] * B.nz_w[kb] * x[col]);
+                }
+            }
+        }
+    }
+}
+
+// gsolve_pair_block runs the primal and the adjoint solve of a prepared
+// gradient job and the gradient's reductions that need W (see above); it
+// returns the result (value, iterations of both solves, the larger residual)
+// and the q derivative in *dq, in every thread.
+template <typename T, typename K, bool Table>
+__device__ MgkResult gsolve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke,
+                                       const MgkParams<T>& prm, T* vec, T* ce, T* dq) {
+    const int64_t N = (int64_t)A.n * B.n;
+    T *s = vec, *dd = vec + N, *inv = vec + 2 * N, *y = vec + 3 * N, *r = vec + 4 * N, *p = vec + 5 * N,
+      *ap = vec + 6 * N, *u = vec + 7 * N;
+    primal_rhs<T>(sh, A, B, ke, prm, s, dd, y, ap);
+    MgkResult res = pcg_block<T>(sh, A, B, ke, prm.tol, prm.max_iter, s, dd, inv, y, r, p, ap);
+    res.value = double(pair_value<T>(sh, A, B, s, y));
+    // Adjoint: (D − S W S) ũ = S (p⊗p').
+    for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+        const int i = (int)(k / B.n), ip = (int)(k % B.n);
+        ap[k] = s[k] * A.start[i] * B.start[ip];
+    }
+    __syncthreads();
+    const MgkResult adj = pcg_block<T>(sh, A, B, ke, prm.adj_tol, prm.max_iter, s, dd, inv, u, r, p, ap);
+    res.residual = res.residual > adj.residual ? res.residual : adj.residual;
+    const bool ok = res.iters >= 0 && adj.iters >= 0;
+    const int it = (res.iters < 0 ? -res.iters : res.iters) + (adj.iters < 0 ? -adj.iters : adj.iters);
+    res.iters = ok ? it : -it;
+    // x = S y (+ V 1 with Lmin = 1) and u = S ũ, in place.
+    for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+        const T sk = s[k];
+        y[k] = sk * y[k] + (prm.lmin == 1 ? sk * sk : T(0));
+        u[k] = sk * u[k];
+    }
+    __syncthreads();
+    // W x into p, W u into ap.
+    mulw_block<T>(sh, A, B, ke, y, (const T*)nullptr, [&](int64_t k, T w) {
+        p[k] = w;
+        return T(0);
+    });
+    mulw_block<T>(sh, A, B, ke, u, (const T*)nullptr, [&](int64_t k, T w) {
+        ap[k] = w;
+        return T(0);
+    });
+    __syncthreads();
+    // λ = u / V where V > 0, else (p p' + W u) / D; the q term
+    // Σ D (u − λ x) and the node coefficients λ (D + W x) − [Lmin = 1] p p'.
+    T q = T(0), unused = T(0);
+    for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+        const int i = (int)(k / B.n), ip = (int)(k % B.n);
+        const T pp = A.start[i] * B.start[ip], v = s[k] * s[k];
+        const T lam = v > T(0) ? u[k] / v : (pp + ap[k]) / dd[k];
+        q += dd[k] * (u[k] - lam * y[k]);
+        r[k] = lam * (dd[k] + p[k]) - (prm.lmin == 1 ? pp : T(0));
+    }
+    block_sum2<T>(sh, q, unused);
+    *dq = q * T(2) / (T(1) - prm.q);
+    if (Table) {
+        // Edge coefficients per class pair, summed over the product's
+        // nonzero pairs with atomics (a class pair recurs all over the tiles).
+        const int64_t nc = (int64_t)A.nclass * B.nclass;
+        for (int64_t c = threadIdx.x; c < nc; c += blockDim.x) ce[c] = T(0);
+        __syncthreads();
+        edge_pairs_block<T>(A, B, u, y, [&](int32_t ka, int32_t kb, T c) {
+            atomicAdd(&ce[(int64_t)A.nz_class[ka] * B.nclass + B.nz_class[kb]], c);
+        });
+        __syncthreads();
+    }
+    return res;
+}
+
+// mgk_gsolve: mgk_solve for gradient jobs (persistent blocks, largest first).
+// grad holds np doubles a job; this kernel writes the q derivative.
+template <typename T, bool Table>
+__global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
+    mgk_gsolve(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs, int njobs, int* counter,
+               const ggc_mk_program* edge, MgkParams<T> prm, T* work, MgkResult* results, double* grad, int np) {
+    __shared__ MgkShared<T> sh;
+    for (;;) {
+        if (threadIdx.x == 0) sh.job = atomicAdd(counter, 1);
+        __syncthreads();
+        const int job = sh.job;
+        __syncthreads();
+        if (job >= njobs) return;
+        const MgkJob jb = jobs[job];
+        const GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+        MgkResult res;
+        T dq;
+        if (Table) {
+            T* tab = work + jb.tab;
+            const EdgeTable<T> ke{tab, A.nz_class, B.nz_class, B.nclass};
+            res = gsolve_pair_block<T, EdgeTable<T>, true>(sh, A, B, ke, prm, work + jb.vec,
+                                                          tab + (int64_t)A.nclass * B.nclass, &dq);
+        } else {
+            const EdgeEval<T> ke{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
+            res = gsolve_pair_block<T, EdgeEval<T>, false>(sh, A, B, ke, prm, work + jb.vec, (T*)nullptr, &dq);
+        }
+        if (threadIdx.x == 0) {
+            results[job] = res;
+            grad[(int64_t)job * np] = double(dq);
+        }
+        __syncthreads();
+    }
+}
+
+// block_sum_prep returns the sum of a over a block of PREP_THREADS threads to
+// every thread.
+template <typename T>
+__device__ T block_sum_prep(T* red, T a) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
+    __syncthreads();  // earlier readers of red are done
+    if (lane == 0) red[warp] = a;
+    __syncthreads();
+    a = T(0);
+    for (int w = 0; w < (int)(blockDim.x >> 5); w++) a += red[w];
+    return a;
+}
+
+// mgk_gterms (one block per gradient job, after mgk_gsolve) adds the base
+// kernels' derivatives: node parameter t gets Σ_k r_k ∂κv_t at every product
+// node; edge parameter t gets Σ ce ∂κe_t over the class pairs (table path) or
+// Σ over the nonzero pairs of uᵀ dW x's terms times ∂κe_t (evaluated path).
+// Parameters are differentiated one at a time (mk_eval_d), so a kernel with m
+// parameters is evaluated m times per node pair or class pair.
+template <typename T, bool Table>
+__global__ void __launch_bounds__(PREP_THREADS) mgk_gterms(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs,
+                                                           const ggc_mk_program* node, const ggc_mk_program* edge,
+                                                           T* work, double* grad, int np) {
+    __shared__ T red[PREP_THREADS / 32];
+    const MgkJob jb = jobs[blockIdx.x];
+    const GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+    const int64_t N = (int64_t)A.n * B.n;
+    const T *y = work + jb.vec + 3 * N, *coef = work + jb.vec + 4 * N, *u = work + jb.vec + 7 * N;
+    double* g = grad + (int64_t)blockIdx.x * np;
+    const int nv = node->nparams, ne = edge->nparams;
+    for (int t = 0; t < nv; t++) {
+        T acc = T(0);
+        for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+            const T c = coef[k];
+            if (c == T(0)) continue;
+            const int i = (int)(k / B.n), ip = (int)(k % B.n);
+            acc += c * mk_eval_d<T>(*node, A.node_feat + (int64_t)i * A.node_cols,
+                                    B.node_feat + (int64_t)ip * B.node_cols, t).d;
+        }
+        acc = block_sum_prep<T>(red, acc);
+        if (threadIdx.x == 0) g[1 + t] = double(acc);
+    }
+    for (int t = 0; t < ne; t++) {
+        T acc = T(0);
+        if (Table) {
+            const int64_t nc = (int64_t)A.nclass * B.nclass;
+            const T* ce = work + jb.tab + nc;
+            for (int64_t c = threadIdx.x; c < nc; c += blockDim.x) {
+                if (ce[c] == T(0)) continue;
+                acc += ce[c] * mk_eval_d<T>(*edge, A.class_feat + (c / B.nclass) * A.edge_cols,
+                                            B.class_feat + (c % B.nclass) * B.edge_cols, t).d;
+            }
+        } else {
+            edge_pairs_block<T>(A, B, u, y, [&](int32_t ka, int32_t kb, T c) {
+                if (c == T(0)) return;
+                acc += c * mk_eval_d<T>(*edge, A.class_feat + (int64_t)A.nz_class[ka] * A.edge_cols,
+                                        B.class_feat + (int64_t)B.nz_class[kb] * B.edge_cols, t).d;
+            });
+        }
+        acc = block_sum_prep<T>(red, acc);
+        if (threadIdx.x == 0) g[1 + nv + t] = double(acc);
+    }
+}
+
+// mgk_nodal_out (one block per solved job, after mgk_solve) writes the
+// job's node-pair similarities p_i p'_i' s y (x − V·1 with Lmin = 1, as
+// mgk.Nodal) into the ΣnX × ΣnY matrix out (row stride ld, nodes graph after
+// graph), and for a symmetric call with i ≠ j also the transposed block.
+template <typename T>
+__global__ void __launch_bounds__(PREP_THREADS) mgk_nodal_out(DevGraphs<T> X, DevGraphs<T> Y,
+                                                              const MgkJob* __restrict__ jobs, const T* work,
+                                                              double* out, int64_t ld, int sym) {
+    const MgkJob jb = jobs[blockIdx.x];
+    const GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+    const int64_t N = (int64_t)A.n * B.n;
+    const T *s = work + jb.vec, *y = work + jb.vec + 3 * N;
+    const int64_t r0 = X.g.desc[(int64_t)jb.i * GGC_DESC_FIELDS + GGC_DESC_NODE0];
+    const int64_t c0 = Y.g.desc[(int64_t)jb.j * GGC_DESC_FIELDS + GGC_DESC_NODE0];
+    const bool mirror = sym && jb.i != jb.j;
+    for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+        const int i = (int)(k / B.n), ip = (int)(k % B.n);
+        const double v = double(s[k] * y[k] * A.start[i] * B.start[ip]);
+        out[(r0 + i) * ld + c0 + ip] = v;
+        if (mirror) out[(c0 + ip) * ld + r0 + i] = v;
     }
 }
 

@@ -573,6 +573,16 @@ func Diag(X []*graph.Graph, startX [][]float64, opt Options, out []float64) ([]U
 // matrix, where Gram's tolerance leaves node pairs 2e-9 off).
 const nodalTolFactor = 1e-3
 
+// JacobiNodalTolerance returns the residual tolerance Nodal's solves need
+// with Jacobi-preconditioned CG (opt.Tol when set), for other backends of
+// Nodal (the CUDA bridge); opt is resolved as Check returns it.
+func JacobiNodalTolerance(opt Options) float64 {
+	if opt.tolScale == 0 {
+		opt.tolScale = nodalTolFactor
+	}
+	return tolFor(&opt, false)
+}
+
 // offsets returns the first packed node row of each graph and the total.
 func offsets(ss []side) ([]int, int) {
 	off := make([]int, len(ss))

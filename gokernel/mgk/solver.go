@@ -525,6 +525,11 @@ func tolFor(opt *Options, sgs bool) float64 {
 // backends of this kernel (the CUDA bridge); opt is resolved as Check returns it.
 func JacobiTolerance(opt Options) float64 { return tolFor(&opt, false) }
 
+// JacobiAdjointTolerance returns the residual tolerance of GramGrad's adjoint
+// solves with Jacobi-preconditioned CG (opt.Tol when set), for other backends
+// of the gradient (the CUDA bridge); opt is resolved as Check returns it.
+func JacobiAdjointTolerance(opt Options) float64 { return adjTolFor(&opt, false) }
+
 // adjTolFor is tolFor for GramGrad's adjoint solves.
 func adjTolFor(opt *Options, sgs bool) float64 {
 	if opt.Tol > 0 {

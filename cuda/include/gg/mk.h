@@ -119,4 +119,115 @@ GG_HD T mk_eval(const ggc_mk_program& p, const T* x, const T* y) {
     return sxy.get(0);
 }
 
+// Dual is a value and its derivative with respect to one hyperparameter
+// (forward mode, one tangent at a time: the gradient code evaluates a program
+// once per parameter, which keeps the stacks at two values per slot instead of
+// one per parameter).
+template <typename T>
+struct Dual {
+    T v, d;
+};
+
+// mk_leaf_d is mk_leaf with the derivative with respect to the leaf's own
+// parameter when seed (the leaf owns the parameter being differentiated),
+// else 0. Formulas as microkernel's EvalGrad.
+template <typename T>
+GG_HD Dual<T> mk_leaf_d(const ggc_mk_instr& in, const T* x, const T* y, bool seed) {
+    const T one = seed ? T(1) : T(0);
+    switch (in.op) {
+    case GGC_MK_CONSTANT:
+        return {T(in.param), one};
+    case GGC_MK_KRONECKER_DELTA: {
+        for (int c = in.col; c < in.col + in.width; c++)
+            if (x[c] != y[c]) return {T(in.param), one};
+        return {T(1), T(0)};
+    }
+    case GGC_MK_SQUARE_EXPONENTIAL: {
+        T s = T(0);
+        for (int c = in.col; c < in.col + in.width; c++) {
+            T d = x[c] - y[c];
+            s += d * d;
+        }
+        const T l = T(in.param);
+        const T v = gg_exp<T>(-s / (T(2) * l * l));
+        return {v, seed ? v * s / (l * l * l) : T(0)};
+    }
+    case GGC_MK_BROWNIAN_BRIDGE: {
+        const T v = T(in.param) - gg_abs<T>(x[in.col] - y[in.col]);
+        if (v <= T(0)) return {T(0), T(0)};
+        return {v, one};
+    }
+    }
+    return {T(0), T(0)};
+}
+
+// mk_norm_d is mk_norm with its derivative, as microkernel.Normalized.EvalGrad:
+// d = dK(x,y)/r − ½ v (dK(x,x)/K(x,x) + dK(y,y)/K(y,y)), r = √(K(x,x)K(y,y)).
+template <typename T>
+GG_HD Dual<T> mk_norm_d(Dual<T> kxy, Dual<T> kxx, Dual<T> kyy) {
+    if (kxx.v <= T(0) || kyy.v <= T(0)) return {T(0), T(0)};
+    const T r = gg_sqrt<T>(kxx.v * kyy.v);
+    const T s = T(1) / r, v = kxy.v / r;
+    return {v, kxy.d * s - T(0.5) * v * (kxx.d / kxx.v + kyy.d / kyy.v)};
+}
+
+// mk_eval_d returns k(x, y) and ∂k/∂θ_t for the program p, θ numbered as
+// microkernel's EvalGrad numbers them (each leaf's pidx). The arithmetic of the
+// values is mk_eval's; sums add derivatives, products use the product rule
+// term by term (exact for zero factors, like microkernel.Product.EvalGrad).
+template <typename T>
+GG_HD Dual<T> mk_eval_d(const ggc_mk_program& p, const T* x, const T* y, int t) {
+    RegStack<T, GGC_MK_MAX_STACK> sxy, sxx, syy, dxy, dxx, dyy;
+    int top = 0;
+    for (int pc = 0; pc < p.n; pc++) {
+        const ggc_mk_instr in = p.ins[pc];
+        switch (in.op) {
+        case GGC_MK_SUM:
+        case GGC_MK_PRODUCT: {
+            const bool sum = in.op == GGC_MK_SUM;
+            T a = sum ? T(0) : T(1), b = a, c = a, da = T(0), db = T(0), dc = T(0);
+            for (int k = top - in.nargs; k < top; k++) {
+                if (sum) {
+                    a += sxy.get(k), da += dxy.get(k);
+                    if (p.self) { b += sxx.get(k), db += dxx.get(k); c += syy.get(k), dc += dyy.get(k); }
+                } else {
+                    da = da * sxy.get(k) + a * dxy.get(k), a *= sxy.get(k);
+                    if (p.self) {
+                        db = db * sxx.get(k) + b * dxx.get(k), b *= sxx.get(k);
+                        dc = dc * syy.get(k) + c * dyy.get(k), c *= syy.get(k);
+                    }
+                }
+            }
+            top -= in.nargs;
+            sxy.set(top, a), dxy.set(top, da);
+            if (p.self) { sxx.set(top, b), dxx.set(top, db); syy.set(top, c), dyy.set(top, dc); }
+            top++;
+            break;
+        }
+        case GGC_MK_NORMALIZED: {
+            const Dual<T> kxy{sxy.get(top - 1), dxy.get(top - 1)}, kxx{sxx.get(top - 1), dxx.get(top - 1)},
+                kyy{syy.get(top - 1), dyy.get(top - 1)};
+            const Dual<T> nxy = mk_norm_d<T>(kxy, kxx, kyy), nxx = mk_norm_d<T>(kxx, kxx, kxx),
+                          nyy = mk_norm_d<T>(kyy, kyy, kyy);
+            sxy.set(top - 1, nxy.v), dxy.set(top - 1, nxy.d);
+            sxx.set(top - 1, nxx.v), dxx.set(top - 1, nxx.d);
+            syy.set(top - 1, nyy.v), dyy.set(top - 1, nyy.d);
+            break;
+        }
+        default: {
+            const bool seed = in.pidx == t;
+            const Dual<T> r = mk_leaf_d<T>(in, x, y, seed);
+            sxy.set(top, r.v), dxy.set(top, r.d);
+            if (p.self) {
+                const Dual<T> rx = mk_leaf_d<T>(in, x, x, seed), ry = mk_leaf_d<T>(in, y, y, seed);
+                sxx.set(top, rx.v), dxx.set(top, rx.d);
+                syy.set(top, ry.v), dyy.set(top, ry.d);
+            }
+            top++;
+        }
+        }
+    }
+    return {sxy.get(0), dxy.get(0)};
+}
+
 }  // namespace gg
