@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -239,4 +240,35 @@ func TestDeviceEmulatedNodal(t *testing.T) {
 		worst = max(worst, e)
 	}
 	t.Logf("worst nodal error %.2g", worst)
+}
+
+// TestDevicesReport: Devices says whether the backend is built, usable and
+// why not, and lists what it sees (the emulated library's mocked device when
+// GGCUDA_TEST_LIB is set).
+func TestDevicesReport(t *testing.T) {
+	lib := os.Getenv("GGCUDA_TEST_LIB")
+	js, err := Devices(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r deviceReport
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatalf("%v: %s", err, js)
+	}
+	switch {
+	case lib != "":
+		if !r.Built || !r.Usable || r.Reason != "" || len(r.Devices) == 0 || r.Devices[0].Name == "" || r.Devices[0].MemoryBytes <= 0 {
+			t.Errorf("emulated library: %s", js)
+		}
+	case !r.Built:
+		if r.Usable || !strings.Contains(r.Reason, "without CUDA") || len(r.Devices) != 0 {
+			t.Errorf("build without CUDA: %s", js)
+		}
+	default:
+		// Built with the tag, default library lookup: on this machine no device.
+		if r.Usable != (len(r.Devices) > 0) || (!r.Usable && r.Reason == "") {
+			t.Errorf("report inconsistent: %s", js)
+		}
+	}
+	t.Log(js)
 }

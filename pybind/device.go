@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -72,4 +73,42 @@ func onCPU(err error, warn *warnings) bool {
 // cpuOnly records that a mode has no GPU implementation.
 func cpuOnly(mode string, warn *warnings) {
 	warn.add("RuntimeWarning", fmt.Sprintf("%s is computed on the CPU: the GPU backend does not implement it", mode))
+}
+
+// deviceReport is what Devices returns, as JSON.
+type deviceReport struct {
+	Built   bool             `json:"built"`
+	Library string           `json:"library"`
+	Usable  bool             `json:"usable"`
+	Reason  string           `json:"reason"`
+	Devices []deviceInfoJSON `json:"devices"`
+}
+
+type deviceInfoJSON struct {
+	Index             int    `json:"index"`
+	Name              string `json:"name"`
+	ComputeCapability string `json:"compute_capability"`
+	MemoryBytes       int64  `json:"memory_bytes"`
+	Multiprocessors   int    `json:"multiprocessors"`
+}
+
+// Devices reports, as a JSON object, whether this build has the CUDA backend,
+// whether the library (at library, or the default lookup when "") loads and
+// finds a usable device, why not, and the devices it sees.
+func Devices(library string) (report string, err error) {
+	defer guard(&err)
+	if library != "" {
+		cuda.SetLibraryPath(library)
+	}
+	r := deviceReport{Built: cuda.Built, Library: library, Devices: []deviceInfoJSON{}}
+	devs, derr := cuda.Devices()
+	if derr != nil {
+		r.Reason = derr.Error()
+	}
+	r.Usable = derr == nil && len(devs) > 0
+	for _, d := range devs {
+		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors})
+	}
+	b, err := json.Marshal(r)
+	return string(b), err
 }

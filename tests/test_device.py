@@ -1,11 +1,13 @@
 """The device parameter: 'auto' computes on the CPU silently where no GPU can be
 used (as here), 'cuda' says why not, and anything else is refused."""
 
+import re
 import warnings
 
 import numpy as np
 import pytest
 
+import graphgram
 from graphgram import MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, datasets
 from graphgram.microkernels import KroneckerDelta, TensorProduct
 
@@ -58,3 +60,20 @@ def test_float32_is_float64_on_the_cpu(make, graphs):
 def test_invalid_precision(precision, graphs):
     with pytest.raises(ValueError, match="precision must be 'float64' or 'float32'"):
         MarginalizedGraphKernel(precision=precision)(graphs)
+
+
+def test_devices_report():
+    """graphgram.devices() says whether a GPU can be used and, here, why not."""
+    info = graphgram.devices()
+    assert set(info) == {"built", "library", "usable", "reason", "devices"}
+    assert isinstance(info["devices"], list)
+    if info["usable"]:
+        assert info["reason"] == "" and info["devices"]
+        for d in info["devices"]:
+            assert d["memory_bytes"] > 0 and d["name"]
+    else:
+        # No GPU on the machines the tests run on: the reason is one line naming the cause.
+        assert info["devices"] == [] and info["reason"]
+        assert ("built without CUDA" in info["reason"]) != info["built"]
+        with pytest.raises(RuntimeError, match="device='cuda' cannot be used: " + re.escape(info["reason"][:40])):
+            MarginalizedGraphKernel(device="cuda")(datasets.load_mutag()[0][:2])

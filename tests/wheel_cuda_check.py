@@ -55,6 +55,12 @@ def main(argv=None):
         shipped = os.path.join(os.path.dirname(graphgram.__file__), "libggcuda.so")
         check("the wheel ships libggcuda.so", library == shipped and os.path.isfile(shipped), library or "none")
 
+    info = graphgram.devices()
+    print("     graphgram.devices(): %s" % info)
+    check("graphgram.devices(): the CUDA backend is built in", info["built"] is True)
+    if args.emulated:
+        check("graphgram.devices() lists the emulated device", info["usable"] and len(info["devices"]) == 1)
+
     graphs = datasets.load_mutag()[0][:12]
     label = TensorProduct(label=KroneckerDelta(0.5))
 
@@ -94,6 +100,7 @@ def main(argv=None):
               "device='cuda' cannot be used" in why and "cuda" in why.split("cannot be used", 1)[1].lower(), why)
         check("the shipped library loaded (the error is about the device, not the library)",
               "could not be loaded" not in why, why)
+        check("graphgram.devices() says the same", not info["usable"] and info["reason"] in why, info["reason"])
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             auto = mgk(device="auto")(graphs)

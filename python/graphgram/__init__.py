@@ -20,9 +20,11 @@ The boundary to the Go core
     ``graphgram._backend`` (private): packing, calls, progress, Ctrl-C, errors.
 
 Settings: :func:`set_config`, :func:`get_config`, :func:`config_context`.
+GPUs: :func:`devices` says which graphgram can use, or why none.
 """
 
 from . import datasets, gaussian_process, microkernels, molecules
+from ._backend import devices
 from ._config import config_context, get_config, set_config
 from .graph import Graph
 from ._version import __version__
@@ -30,4 +32,4 @@ from .kernels import MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKern
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "molecular_kernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
-           "config_context", "__version__"]
+           "config_context", "devices", "__version__"]

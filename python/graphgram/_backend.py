@@ -76,6 +76,30 @@ def device_params(device, precision):
             "precision": precision}
 
 
+def devices():
+    """Report the GPUs graphgram can use, or why it cannot use any.
+
+    Returns
+    -------
+    dict
+        ``built`` (whether this build has the CUDA backend), ``library`` (the
+        CUDA library used: $GRAPHGRAM_CUDA_LIB, the one shipped in the package,
+        or "" for the loader's search path), ``usable`` (whether
+        ``device="auto"`` computes on a GPU), ``reason`` (why not, with the CUDA
+        error where there is one; "" when usable) and ``devices``: a list of
+        dicts with ``index``, ``name``, ``compute_capability``,
+        ``memory_bytes`` and ``multiprocessors``.
+
+    Examples
+    --------
+    >>> import graphgram
+    >>> info = graphgram.devices()
+    >>> sorted(info)
+    ['built', 'devices', 'library', 'reason', 'usable']
+    """
+    return json.loads(_call(_pybind.Devices, cuda_library()))
+
+
 def go_version():
     """Return the version string of the compiled Go core."""
     return _pybind.Version()
