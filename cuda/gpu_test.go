@@ -160,23 +160,9 @@ func TestGPUPersistentAndChunks(t *testing.T) {
 	testBlocks = 0
 	// The largest pair of X×X needs 7·n² doubles; allow a little more than
 	// the largest pair plus a fraction of the graphs.
-	nmax := 0
-	for _, g := range X {
-		nmax = max(nmax, g.N)
-	}
-	LX, _ := layout.Pack(X, nil, testgraphs.Cols, testgraphs.Cols)
-	cmax := int64(0)
-	for i := range X {
-		cmax = max(cmax, LX.Desc[i*layout.DescFields+layout.DescNClass])
-	}
-	// A pair's work space (7 vectors and the class table, plus slack for
-	// the job list) fits; half of the graphs do not fit beside it.
-	var sizes []int64
-	for _, g := range X {
-		sizes = append(sizes, graphBytes([]*graph.Graph{g}))
-	}
-	sort.Slice(sizes, func(a, b int) bool { return sizes[a] > sizes[b] })
-	testMemLimit = 8*(int64(7*nmax*nmax)+cmax*cmax) + 256 + max(graphBytes(X)/2, sizes[0]+sizes[1])
+	// A pair's work space (7 vectors and the class table) fits; half of the
+	// graphs do not fit beside it.
+	testMemLimit = splittingLimit(X, 7, 1)
 	var st Stats
 	out := make([]float64, len(X)*len(X))
 	if _, err := MarginalizedGramStats(X, nil, nil, nil, true, opt, 0, Float64, out, nil, &st); err != nil {
@@ -188,6 +174,29 @@ func TestGPUPersistentAndChunks(t *testing.T) {
 	}
 	compare(t, X, nil, nil, nil, true, opt, Float64)
 	compare(t, X, Y, nil, nil, false, opt, Float64)
+}
+
+// splittingLimit is a device memory limit for a symmetric call on X under
+// which the largest pair's work space (vectors vectors of n·n' and tables
+// class tables of c·c' doubles, plus slack for the job list) fits, but half
+// of the graphs (or the two largest) do not fit beside it: the library must
+// work in chunks and the bridge must split the call.
+func splittingLimit(X []*graph.Graph, vectors, tables int64) int64 {
+	nmax := 0
+	for _, g := range X {
+		nmax = max(nmax, g.N)
+	}
+	LX, _ := layout.Pack(X, nil, testgraphs.Cols, testgraphs.Cols)
+	cmax := int64(0)
+	for i := range X {
+		cmax = max(cmax, LX.Desc[i*layout.DescFields+layout.DescNClass])
+	}
+	var sizes []int64
+	for _, g := range X {
+		sizes = append(sizes, graphBytes([]*graph.Graph{g}))
+	}
+	sort.Slice(sizes, func(a, b int) bool { return sizes[a] > sizes[b] })
+	return 8*(vectors*int64(nmax*nmax)+tables*cmax*cmax) + 256 + max(graphBytes(X)/2, sizes[0]+sizes[1])
 }
 
 // gradErr is the worst error of a gradient matrix as cuda/hostref's tests
@@ -297,24 +306,10 @@ func TestGPUGradChunks(t *testing.T) {
 	testBlocks = 1
 	compareGrad(t, X, Y, nil, nil, false, opt, Float64)
 	testBlocks = 0
-	nmax := 0
-	for _, g := range X {
-		nmax = max(nmax, g.N)
-	}
-	LX, _ := layout.Pack(X, nil, testgraphs.Cols, testgraphs.Cols)
-	cmax := int64(0)
-	for i := range X {
-		cmax = max(cmax, LX.Desc[i*layout.DescFields+layout.DescNClass])
-	}
-	var sizes []int64
-	for _, g := range X {
-		sizes = append(sizes, graphBytes([]*graph.Graph{g}))
-	}
-	sort.Slice(sizes, func(a, b int) bool { return sizes[a] > sizes[b] })
 	np := mgk.NumParams(opt)
-	// A pair's work space (8 vectors, two class tables, one job's list
-	// entries) fits; half of the graphs do not fit beside it.
-	testMemLimit = 8*(int64(8*nmax*nmax)+2*cmax*cmax) + 256 + max(graphBytes(X)/2, sizes[0]+sizes[1])
+	// A pair's work space (8 vectors and two class tables) fits; half of the
+	// graphs do not fit beside it.
+	testMemLimit = splittingLimit(X, 8, 2)
 	out, grad := make([]float64, len(X)*len(X)), make([]float64, len(X)*len(X)*np)
 	var st Stats
 	if _, err := gram(X, nil, nil, nil, true, opt, 0, Float64, out, grad, nil, &st); err != nil {

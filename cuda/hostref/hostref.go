@@ -68,6 +68,15 @@ func TilePair32(ma uint64, pa []uint8, wa []float32, mb uint64, pb []uint8, wb [
 	return
 }
 
+// optional returns the C pointer to an optional output's first entry, or NULL
+// for an empty one.
+func optional[T, CT any](s []T) *CT {
+	if len(s) == 0 {
+		return nil
+	}
+	return (*CT)(unsafe.Pointer(&s[0]))
+}
+
 func nonEmpty[T any](s []T) []T {
 	if cap(s) == 0 {
 		return make([]T, 0, 1)
@@ -154,57 +163,25 @@ func Sizes() [6]uintptr {
 // iters negative for unconverged solves. iters and resid are optional (nil),
 // otherwise as long as out.
 func Gram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, table bool, out []float64, iters []int32, resid []float64) error {
-	cx := newCGraphs(X)
-	defer cx.free()
-	var cy *C.ggc_graphs
-	if Y != nil {
-		g := newCGraphs(Y)
-		defer g.free()
-		cy = g.c
-	}
-	var errbuf [256]C.char
 	// Optional outputs are NULL when not wanted: C writes every entry of them.
-	var pi *C.int32_t
-	var pr *C.double
-	if len(iters) > 0 {
-		pi = (*C.int32_t)(&iters[0])
-	}
-	if len(resid) > 0 {
-		pr = (*C.double)(&resid[0])
-	}
+	pi, pr := optional[int32, C.int32_t](iters), optional[float64, C.double](resid)
 	out = nonEmpty(out)
-	rc := C.hr_mgk_gram(cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
-		(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), cbool(table), (*C.double)(&out[:1][0]), pi, pr, &errbuf[0], C.size_t(len(errbuf)))
-	if rc != 0 {
-		return errors.New(C.GoString(&errbuf[0]))
-	}
-	return nil
+	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
+		return C.hr_mgk_gram(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+			(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), cbool(table), (*C.double)(&out[:1][0]), pi, pr, e, n)
+	})
 }
 
 // EmuGram runs the CUDA library's device kernels (src/mgk.cuh) on host
 // threads, one std::thread per CUDA thread (emu.h), with chunks of at most
 // chunkWords of work space and opt.Blocks persistent blocks (0: 3).
 func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out []float64, iters []int32) error {
-	cx := newCGraphs(X)
-	defer cx.free()
-	var cy *C.ggc_graphs
-	if Y != nil {
-		g := newCGraphs(Y)
-		defer g.free()
-		cy = g.c
-	}
-	var errbuf [256]C.char
-	var pi *C.int32_t
-	if len(iters) > 0 {
-		pi = (*C.int32_t)(&iters[0])
-	}
+	pi := optional[int32, C.int32_t](iters)
 	out = nonEmpty(out)
-	rc := C.hr_emu_gram(cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
-		(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), pi, &errbuf[0], C.size_t(len(errbuf)))
-	if rc != 0 {
-		return errors.New(C.GoString(&errbuf[0]))
-	}
-	return nil
+	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
+		return C.hr_emu_gram(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+			(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), pi, e, n)
+	})
 }
 
 type cSPGraphs struct {
@@ -277,10 +254,7 @@ func gramCall(X, Y *layout.Graphs, f func(cx, cy *C.ggc_graphs, errbuf *C.char, 
 // iters (optional) the iterations of both solves, negative when either did
 // not converge.
 func GramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, table bool, out, grad []float64, iters []int32) error {
-	var pi *C.int32_t
-	if len(iters) > 0 {
-		pi = (*C.int32_t)(&iters[0])
-	}
+	pi := optional[int32, C.int32_t](iters)
 	out, grad = nonEmpty(out), nonEmpty(grad)
 	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
 		return C.hr_mgk_gram_grad(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
@@ -291,10 +265,7 @@ func GramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, tabl
 // EmuGramGrad runs the device gradient kernels (mgk_prep, mgk_gsolve,
 // mgk_gterms) on host threads, as EmuGram runs the Gram kernels.
 func EmuGramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out, grad []float64, iters []int32) error {
-	var pi *C.int32_t
-	if len(iters) > 0 {
-		pi = (*C.int32_t)(&iters[0])
-	}
+	pi := optional[int32, C.int32_t](iters)
 	out, grad = nonEmpty(out), nonEmpty(grad)
 	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
 		return C.hr_emu_gram_grad(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
