@@ -1,6 +1,7 @@
 """The calling convention shared by every graphgram graph kernel."""
 
 import numbers
+import re
 import warnings
 
 import numpy as np
@@ -59,11 +60,12 @@ verbose : bool, default=None
     Show a progress bar for computations that take more than about two
     seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
 device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
-    Where to compute. "auto" uses a GPU when graphgram was built with its
-    CUDA library (``GRAPHGRAM_CUDA=1``) and a device is present, else the CPU,
-    silently; "cuda" (or "cuda:N" for device N) raises an error naming the
-    CUDA error when no GPU can be used. Modes the GPU backend lacks, and base
-    kernels outside its compiled-in set, run on the CPU with a
+    Where to compute. "auto" uses a GPU when graphgram has its CUDA library
+    (the wheels do; source builds with ``GRAPHGRAM_CUDA=1``) and a device is
+    present, else the CPU, silently; "cuda" (or "cuda:N" for device N) raises
+    an error naming the CUDA error when no GPU can be used
+    (:func:`graphgram.devices` tells which). Modes the GPU backend lacks, and
+    base kernels outside its compiled-in set, run on the CPU with a
     ``RuntimeWarning``.
 precision : {"float64", "float32"}, default="float64"
     Floating-point precision of the computation. The CPU always computes in
@@ -76,11 +78,15 @@ def document_execution(float32):
     """Class decorator filling in the execution parameters' documentation;
     ``float32`` says what precision="float32" does for this kernel."""
     def fill(cls):
-        if cls.__doc__:  # None under python -OO
+        doc = cls.__doc__
+        if doc:  # None under python -OO
+            # The placeholder's own indentation: Python 3.13 strips docstrings' common indent.
+            m = re.search(r"^([ \t]*)%\(execution_parameters\)s\n", doc, re.MULTILINE)
+            if m is None:
+                raise TypeError("%s's docstring has no %%(execution_parameters)s line" % cls.__name__)
             text = _EXECUTION_PARAMETERS % float32
-            block = "".join("    " + line if line.strip() else line for line in text.splitlines(True))
-            assert "    %(execution_parameters)s\n" in cls.__doc__, cls.__name__
-            cls.__doc__ = cls.__doc__.replace("    %(execution_parameters)s\n", block)
+            block = "".join(m.group(1) + line if line.strip() else line for line in text.splitlines(True))
+            cls.__doc__ = doc[:m.start()] + block + doc[m.end():]
         return cls
     return fill
 
