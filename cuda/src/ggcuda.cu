@@ -279,7 +279,7 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
             const double cost = double(desc(*X, i, GGC_DESC_NNZ) + na) * double(desc(*Y, j, GGC_DESC_NNZ) + nb);
             const int64_t ncls = desc(*X, i, GGC_DESC_NCLASS) * desc(*Y, j, GGC_DESC_NCLASS);
             const bool table = ncls <= TABLE_BUDGET && !(o->flags & GGC_FLAG_NO_TABLE);
-            (table ? tj : ej).push_back({cost, MgkJob{i, j, 0, 0}});
+            (table ? tj : ej).push_back({cost, MgkJob{i, j, 0, 0, 0, 0}});
         }
     auto order = [](std::vector<std::pair<double, MgkJob>>& v) {
         std::stable_sort(v.begin(), v.end(), [](const std::pair<double, MgkJob>& a, const std::pair<double, MgkJob>& b) {
