@@ -152,7 +152,8 @@ __device__ void stage_graph(GraphRef<T>& G, int32_t t0, int32_t ntiles, int32_t 
 // stage_pair stages A and B into smem (stage_pair_bytes of them; the host
 // launched with at least that much) and switches A and B to the copies. The
 // caller's earlier barrier guarantees that no thread still reads the previous
-// pair's copy.
+// pair's copy, and its next one (publish_pair) that the copy is complete
+// before anyone reads it.
 template <typename T>
 __device__ void stage_pair(unsigned char* smem, GraphRef<T>& A, GraphRef<T>& B) {
     const int32_t ta = A.tile_ptr[0], na = A.tile_ptr[A.nt] - ta, za = A.nz_ptr[ta], ma = A.nz_ptr[ta + na] - za;
@@ -164,6 +165,37 @@ __device__ void stage_pair(unsigned char* smem, GraphRef<T>& A, GraphRef<T>& B) 
     uint8_t* pos = reinterpret_cast<uint8_t*>(i32b + (B.nt + 1) + nb + (nb + 1) + mb);
     stage_graph<T>(A, ta, na, za, ma, mask, w, i32a, pos);
     stage_graph<T>(B, tb, nb, zb, mb, mask + na, w + ma, i32b, pos + ma);
+}
+
+// MgkPair is the pair a solver block is working on, published in shared
+// memory: its two GraphRefs (pointing into the staged copy or into global
+// memory) and its κe object (the one of the kernel's path). The solver reads
+// the pointers from here rather than holding them in registers: before
+// staging existed they were kernel parameters, which the compiler re-reads
+// for free, and a run-time choice between shared and global memory held in
+// registers cost 15–17 of them (mgk_gsolve reached the 128 cap).
+template <typename T>
+struct MgkPair {
+    GraphRef<T> a, b;
+    EdgeTable<T> kt;
+    EdgeEval<T> ke;
+};
+
+// publish_pair prepares the block's pair: stages it when the host said it
+// fits (jb.stage), then publishes the GraphRefs and the κe object in pr.
+// Every thread calls it; on return pr is valid in every thread.
+template <typename T, bool Table>
+__device__ void publish_pair(MgkPair<T>& pr, unsigned char* smem, const DevGraphs<T>& X, const DevGraphs<T>& Y,
+                             const MgkJob& jb, const ggc_mk_program* edge, T* work) {
+    GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+    if (jb.stage) stage_pair<T>(smem, A, B);
+    if (threadIdx.x == 0) {
+        pr.a = A, pr.b = B;
+        if (Table)
+            pr.kt = EdgeTable<T>{work + jb.tab, A.nz_class, B.nz_class, B.nclass};
+        else
+            pr.ke = EdgeEval<T>{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
+    }
     __syncthreads();
 }
 
@@ -416,6 +448,7 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     mgk_solve(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs, int njobs, int* counter,
               const ggc_mk_program* edge, MgkParams<T> prm, T* work, MgkResult* results) {
     __shared__ MgkShared<T> sh;
+    __shared__ MgkPair<T> pr;
     GG_DYNAMIC_SHARED(stage);
     for (;;) {
         if (threadIdx.x == 0) sh.job = atomicAdd(counter, 1);
@@ -424,16 +457,12 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
         __syncthreads();
         if (job >= njobs) return;
         const MgkJob jb = jobs[job];
-        GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
-        if (jb.stage) stage_pair<T>(stage, A, B);
+        publish_pair<T, Table>(pr, stage, X, Y, jb, edge, work);
         MgkResult res;
-        if (Table) {
-            const EdgeTable<T> ke{work + jb.tab, A.nz_class, B.nz_class, B.nclass};
-            res = solve_pair_block<T>(sh, A, B, ke, prm, work + jb.vec);
-        } else {
-            const EdgeEval<T> ke{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
-            res = solve_pair_block<T>(sh, A, B, ke, prm, work + jb.vec);
-        }
+        if (Table)
+            res = solve_pair_block<T>(sh, pr.a, pr.b, pr.kt, prm, work + jb.vec);
+        else
+            res = solve_pair_block<T>(sh, pr.a, pr.b, pr.ke, prm, work + jb.vec);
         res.staged = jb.stage;
         if (threadIdx.x == 0) results[job] = res;
         __syncthreads();
@@ -552,6 +581,7 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     mgk_gsolve(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs, int njobs, int* counter,
                const ggc_mk_program* edge, MgkParams<T> prm, T* work, MgkResult* results, double* grad, int np) {
     __shared__ MgkShared<T> sh;
+    __shared__ MgkPair<T> pr;
     GG_DYNAMIC_SHARED(stage);
     for (;;) {
         if (threadIdx.x == 0) sh.job = atomicAdd(counter, 1);
@@ -560,19 +590,15 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
         __syncthreads();
         if (job >= njobs) return;
         const MgkJob jb = jobs[job];
-        GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
-        if (jb.stage) stage_pair<T>(stage, A, B);
+        publish_pair<T, Table>(pr, stage, X, Y, jb, edge, work);
         MgkResult res;
         T dq;
-        if (Table) {
-            T* tab = work + jb.tab;
-            const EdgeTable<T> ke{tab, A.nz_class, B.nz_class, B.nclass};
-            res = gsolve_pair_block<T, EdgeTable<T>, true>(sh, A, B, ke, prm, work + jb.vec,
-                                                          tab + (int64_t)A.nclass * B.nclass, &dq);
-        } else {
-            const EdgeEval<T> ke{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
-            res = gsolve_pair_block<T, EdgeEval<T>, false>(sh, A, B, ke, prm, work + jb.vec, (T*)nullptr, &dq);
-        }
+        if (Table)
+            res = gsolve_pair_block<T, EdgeTable<T>, true>(sh, pr.a, pr.b, pr.kt, prm, work + jb.vec,
+                                                          work + jb.tab + (int64_t)pr.a.nclass * pr.b.nclass, &dq);
+        else
+            res = gsolve_pair_block<T, EdgeEval<T>, false>(sh, pr.a, pr.b, pr.ke, prm, work + jb.vec, (T*)nullptr,
+                                                           &dq);
         res.staged = jb.stage;
         if (threadIdx.x == 0) {
             results[job] = res;
