@@ -880,7 +880,7 @@ func TestGPUStaging(t *testing.T) {
 	roomy := ds[0].Major >= 8 || ds[0].Major == 0
 	X, Y := suiteGraphs()
 	// Very unequal pairs, in the short (emulated) runs too.
-	X = append(X, testgraphs.Random(rand.New(rand.NewPCG(63, 64)), 60, 150, true))
+	X = append(X, testgraphs.Random(rand.New(rand.NewPCG(63, 64)), 40, 100, true))
 	sx := testgraphs.Starts(X, 5)
 	ks := testgraphs.KernelSets[1]
 	opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.1}
