@@ -173,7 +173,7 @@ __device__ void stage_pair(unsigned char* smem, GraphRef<T>& A, GraphRef<T>& B) 
 // the pointers from here rather than holding them in registers: before
 // staging existed they were kernel parameters, which the compiler re-reads
 // for free, and a run-time choice between shared and global memory held in
-// registers cost 15–17 of them (mgk_gsolve reached the 128 cap).
+// registers cost 12–17 of them (mgk_gsolve reached the 128 cap).
 template <typename T>
 struct MgkPair {
     GraphRef<T> a, b;
