@@ -21,7 +21,12 @@
 //   sides, so a kernel that indexes with a poisoned (-1) integer reads NaN
 //   rather than the neighbouring allocation or unmapped memory;
 // * one kernel runs at a time (emu.h's launch state is global), as if the
-//   device had one queue for kernels; copies overlap with it.
+//   device had one queue for kernels; copies overlap with it;
+// * the device has an sm_80's shared memory (cudaDeviceGetAttribute), and a
+//   launch asking for more than 48 KiB of dynamic shared memory without the
+//   kernel's cudaFuncSetAttribute opt-in (or more than the device has) does
+//   not run and leaves cudaErrorInvalidValue for cudaGetLastError; the
+//   dynamic shared memory itself is emu.h's (poisoned, guarded).
 // cudaFree waits for all streams (as the real one synchronizes the device).
 #pragma once
 #include <chrono>
