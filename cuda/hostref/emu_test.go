@@ -105,5 +105,18 @@ func emuGramCheck(t *testing.T, X, Y []*graph.Graph, starts [][]float64, nk, ek 
 	if worst > bound {
 		t.Errorf("precision %d: worst relative error %.3g > %g", prec, worst, bound)
 	}
+	// With the default budget (an sm_80's shared memory) every pair of the
+	// test sets fits: these runs cover the staged path.
+	if pairs := emuPairs(len(X), len(ys), sym); stageLimit == 0 && EmuStaged() != pairs {
+		t.Errorf("default stage budget: %d of %d pairs staged", EmuStaged(), pairs)
+	}
 	return worst
+}
+
+// emuPairs is the number of pairs an nx × ny call solves (i ≤ j when sym).
+func emuPairs(nx, ny int, sym bool) int64 {
+	if sym {
+		return int64(nx * (nx + 1) / 2)
+	}
+	return int64(nx * ny)
 }

@@ -168,6 +168,14 @@ func (c *gradCase) run(t *testing.T, emu bool, nK, nG int) (K, G []float64, iter
 	K, G, iters = make([]float64, nK), make([]float64, nG), make([]int32, nK)
 	if emu {
 		err = EmuGramGrad(LX, LY, &np, &ep, o, c.chunkWords, K, G, iters)
+		// With the default budget every pair of the test sets is staged.
+		ny := len(c.Y)
+		if sym {
+			ny = len(c.X)
+		}
+		if pairs := emuPairs(len(c.X), ny, sym); err == nil && c.stageLimit == 0 && EmuStaged() != pairs {
+			t.Errorf("default stage budget: %d of %d pairs staged", EmuStaged(), pairs)
+		}
 	} else {
 		err = GramGrad(LX, LY, &np, &ep, o, c.table, K, G, iters)
 	}
