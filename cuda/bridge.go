@@ -92,13 +92,15 @@ type library struct {
 	calls sync.Mutex
 }
 
-// Test hooks: ggc_mgk_options.flags and mem_limit of every call, and the
-// number of marginalized-kernel library calls made (splits show as more).
+// Test hooks: ggc_mgk_options.flags, mem_limit, blocks and stage_limit of
+// every call, and the number of marginalized-kernel library calls made
+// (splits show as more).
 var (
-	testFlags    int32
-	testMemLimit int64
-	testBlocks   int32
-	libCalls     atomic.Int64
+	testFlags      int32
+	testMemLimit   int64
+	testBlocks     int32
+	testStageLimit int32
+	libCalls       atomic.Int64
 )
 
 // resetLibrary forgets the loaded library (tests).
@@ -442,7 +444,7 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	}
 	copt := C.ggc_mgk_options{q: C.double(g.o.Q), tol: C.double(g.o.Tol), lmin: C.int32_t(g.o.Lmin), max_iter: C.int32_t(g.o.MaxIter),
 		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit),
-		blocks: C.int32_t(testBlocks), adj_tol: C.double(g.adjTol)}
+		blocks: C.int32_t(testBlocks), stage_limit: C.int32_t(testStageLimit), adj_tol: C.double(g.adjTol)}
 	if symmetric {
 		copt.symmetric = 1
 	}
@@ -482,6 +484,7 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 		s.DownloadMS += float64(st.download_ms)
 		s.Blocks, s.Threads = max(s.Blocks, int(st.blocks)), int(st.threads)
 		s.ScratchBytes = max(s.ScratchBytes, int64(st.scratch_bytes))
+		s.StagedPairs += int(st.staged)
 		s.Batches++
 	}
 	return nil

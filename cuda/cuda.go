@@ -80,6 +80,10 @@ type Stats struct {
 	// Batches is the number of library calls the work took (more than one
 	// when device memory ran out and the work was split).
 	Batches int
+	// StagedPairs is the number of pairs (MarginalizedGram and friends) whose
+	// solver block staged the pair's tiles in shared memory once and read
+	// them from there in every mat-vec; the others read global memory.
+	StagedPairs int
 }
 
 // prepare validates a MarginalizedGram call: resolved options, compiled base

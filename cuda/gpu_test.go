@@ -810,3 +810,230 @@ func TestGPUDiag(t *testing.T) {
 		}
 	}
 }
+
+// stagePlanGPU returns a stage limit (bytes) that splits the pairs of the
+// call (X, Y; Y nil: symmetric, i ≤ j) about in half by the shared memory
+// their tiles take (testgraphs.StageBytes, src/mgk.cuh's stage_pair_bytes),
+// and how many pairs fit it.
+func stagePlanGPU(t *testing.T, X, Y []*graph.Graph, prec Precision) (limit int32, staged, pairs int) {
+	t.Helper()
+	LX, err := layout.Pack(X, nil, testgraphs.Cols, testgraphs.Cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	LY, ny := LX, len(X)
+	if Y != nil {
+		if LY, err = layout.Pack(Y, nil, testgraphs.Cols, testgraphs.Cols); err != nil {
+			t.Fatal(err)
+		}
+		ny = len(Y)
+	}
+	vb := int64(8)
+	if prec == Float32 {
+		vb = 4
+	}
+	var sizes []int64
+	for i := range X {
+		for j := 0; j < ny; j++ {
+			if Y != nil || j >= i {
+				sizes = append(sizes, testgraphs.StageBytes(LX, i, LY, j, vb))
+			}
+		}
+	}
+	sort.Slice(sizes, func(a, b int) bool { return sizes[a] < sizes[b] })
+	limit = int32(sizes[len(sizes)/2])
+	for _, s := range sizes {
+		if s <= int64(limit) {
+			staged++
+		}
+	}
+	if staged == 0 || staged == len(sizes) {
+		t.Fatalf("stage limit %d does not split the pairs (sizes %v)", limit, sizes)
+	}
+	return limit, staged, len(sizes)
+}
+
+// TestGPUStaging: the solver blocks' staging of a pair's octiles in shared
+// memory forced off (every pair reads global memory), as the device allows
+// (every pair of the suite fits on sm_80 and later and in the emulation),
+// and limited so that about half of a call's pairs are staged while the
+// others, in the same launches, read global memory; Gram, gradients and
+// nodal matrices against the CPU, in both precisions and both κe paths, on
+// the edge-case graphs, dense tiles and very unequal pairs. The pairs the
+// device reports as staged (Stats.StagedPairs, from the solver blocks) must
+// be the planned ones. A last case stages a pair of more than 48 KiB, which
+// needs the kernel's opt-in (cudaFuncSetAttribute) on devices that allow it.
+func TestGPUStaging(t *testing.T) {
+	requireGPU(t)
+	defer func() { testFlags, testStageLimit = 0, 0 }()
+	ds, err := Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Devices with 128 KiB or more of shared memory an SM (sm_80, sm_90) and
+	// the emulation (compute capability 0.0, an sm_80's shared memory).
+	roomy := ds[0].Major >= 8 || ds[0].Major == 0
+	X, Y := suiteGraphs()
+	// Very unequal pairs, in the short (emulated) runs too.
+	X = append(X, testgraphs.Random(rand.New(rand.NewPCG(63, 64)), 40, 100, true))
+	sx := testgraphs.Starts(X, 5)
+	ks := testgraphs.KernelSets[1]
+	opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.1}
+	for _, sym := range []bool{false, true} {
+		for _, prec := range []Precision{Float64, Float32} {
+			for _, flags := range []int32{0, 1} { // 1: GGC_FLAG_NO_TABLE
+				var yArg []*graph.Graph
+				ny, sy := len(X), sx
+				if !sym {
+					yArg, ny, sy = Y, len(Y), nil
+				}
+				split, nsplit, pairs := stagePlanGPU(t, X, yArg, prec)
+				for _, mode := range []struct {
+					name  string
+					limit int32
+					want  int // -1: at least one
+				}{{"off", -1, 0}, {"split", split, nsplit}, {"device", 0, -1}} {
+					if roomy && mode.limit == 0 {
+						mode.want = pairs
+					}
+					t.Run(fmt.Sprintf("sym=%v/p%d/noTable=%d/%s", sym, prec, flags, mode.name), func(t *testing.T) {
+						testFlags, testStageLimit = flags, mode.limit
+						want := make([]float64, len(X)*ny)
+						o := opt
+						o.NJobs = 0
+						if bad, err := mgk.Gram(X, yArg, sx, sy, sym, o, want, nil); err != nil || len(bad) > 0 {
+							t.Fatalf("CPU: %v %v", err, bad)
+						}
+						got := make([]float64, len(want))
+						var st Stats
+						if _, err := MarginalizedGramStats(X, yArg, sx, sy, sym, o, 0, prec, got, nil, &st); err != nil {
+							t.Fatal(err)
+						}
+						worst := 0.0
+						for k := range want {
+							worst = max(worst, relErr(got[k], want[k]))
+						}
+						bound := 1e-9
+						if prec == Float32 {
+							bound = 1e-4
+						}
+						if worst > bound {
+							t.Errorf("worst relative error %.3g > %g", worst, bound)
+						}
+						if mode.want >= 0 && st.StagedPairs != mode.want || mode.want < 0 && st.StagedPairs == 0 {
+							t.Errorf("stage limit %d: %d of %d pairs staged, want %d", mode.limit, st.StagedPairs, pairs, mode.want)
+						}
+						t.Logf("stage limit %d: %d of %d pairs staged; worst relative error %.2g", mode.limit, st.StagedPairs, pairs, worst)
+						if mode.name != "split" || flags != 0 {
+							return
+						}
+						// Gradients (primal and adjoint solves, W x and W u,
+						// the edge coefficients from the staged classes) and
+						// nodal matrices under the same split.
+						wk, wg := compareGrad(t, X, yArg, sx, nil, sym, o, prec)
+						wn := compareNodal(t, X, yArg, sx, nil, sym, o, prec)
+						t.Logf("gradient: K %.2g, ∂K %.2g; nodal %.2g", wk, wg, wn)
+					})
+				}
+			}
+		}
+	}
+	t.Run("opt-in", func(t *testing.T) {
+		// One graph whose tiles alone take more than 48 KiB (float64) against
+		// small ones: staged only with the opt-in above 48 KiB.
+		rng := rand.New(rand.NewPCG(61, 62))
+		big := []*graph.Graph{testgraphs.Random(rng, 200, 1800, false)}
+		small := testgraphs.EdgeCases(13)[1:5]
+		LB, _ := layout.Pack(big, nil, testgraphs.Cols, testgraphs.Cols)
+		if b := testgraphs.StageBytes(LB, 0, LB, 0, 8) / 2; b <= 48<<10 {
+			t.Fatalf("the big graph's tiles take %d bytes, not more than 48 KiB", b)
+		}
+		testFlags, testStageLimit = 0, 0
+		o := opt
+		o.NJobs = 0
+		want := make([]float64, len(small))
+		if bad, err := mgk.Gram(big, small, nil, nil, false, o, want, nil); err != nil || len(bad) > 0 {
+			t.Fatalf("CPU: %v %v", err, bad)
+		}
+		got := make([]float64, len(want))
+		var st Stats
+		if _, err := MarginalizedGramStats(big, small, nil, nil, false, o, 0, Float64, got, nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for k := range want {
+			worst = max(worst, relErr(got[k], want[k]))
+		}
+		if worst > 1e-9 {
+			t.Errorf("worst relative error %.3g > 1e-9", worst)
+		}
+		if roomy && st.StagedPairs != len(small) {
+			t.Errorf("%d of %d pairs over 48 KiB staged on a device with room for them", st.StagedPairs, len(small))
+		}
+		t.Logf("%d of %d pairs over 48 KiB staged; worst relative error %.2g", st.StagedPairs, len(small), worst)
+	})
+}
+
+// TestGPUStagingTimings logs the solve time (CUDA events) of Gram matrices
+// with the staging of tiles in shared memory off and as the device allows,
+// on sets whose pairs fit (molecule-sized graphs, graphs of 60–120 nodes) and
+// on large pairs that do not fit and must not get slower. It checks that both
+// agree with each other, not speed.
+func TestGPUStagingTimings(t *testing.T) {
+	requireGPU(t)
+	if short {
+		t.Skip("timings are not taken under compute-sanitizer or emulation")
+	}
+	defer func() { testStageLimit = 0 }()
+	rng := rand.New(rand.NewPCG(71, 72))
+	var mol, mid, big []*graph.Graph
+	for i := 0; i < 200; i++ {
+		n := 10 + rng.IntN(20)
+		mol = append(mol, testgraphs.Random(rng, n, n+n/4, false))
+	}
+	for i := 0; i < 40; i++ {
+		n := 60 + rng.IntN(60)
+		mid = append(mid, testgraphs.Random(rng, n, 3*n, false))
+	}
+	for i := 0; i < 6; i++ {
+		big = append(big, testgraphs.Random(rng, 300+50*i, 1200, false))
+	}
+	for _, set := range []struct {
+		name string
+		gs   []*graph.Graph
+	}{{"200 molecule-sized graphs", mol}, {"40 graphs of 60-120 nodes", mid}, {"6 graphs of 300-550 nodes", big}} {
+		for _, ks := range testgraphs.KernelSets[1:] {
+			opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.05}
+			n := len(set.gs)
+			for _, prec := range []Precision{Float64, Float32} {
+				var res [2][]float64
+				var sts [2]Stats
+				for m, limit := range []int32{-1, 0} {
+					testStageLimit = limit
+					res[m] = make([]float64, n*n)
+					// Once to warm up (module load, allocations), once timed.
+					for rep := 0; rep < 2; rep++ {
+						sts[m] = Stats{}
+						if _, err := MarginalizedGramStats(set.gs, nil, nil, nil, true, opt, 0, prec, res[m], nil, &sts[m]); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				worst := 0.0
+				for k := range res[0] {
+					worst = max(worst, relErr(res[1][k], res[0][k]))
+				}
+				bound := 1e-9
+				if prec == Float32 {
+					bound = 1e-4
+				}
+				if worst > bound {
+					t.Errorf("%s, %s, float%d: staged and unstaged differ by %.3g", set.name, ks.Name, prec, worst)
+				}
+				t.Logf("%s, %s kernels, float%d: solve %.2f ms unstaged, %.2f ms staged (%d of %d pairs staged, ×%.2f); differ by %.2g",
+					set.name, ks.Name, prec, sts[0].SolveMS, sts[1].SolveMS, sts[1].StagedPairs, n*(n+1)/2,
+					sts[0].SolveMS/max(sts[1].SolveMS, 1e-9), worst)
+			}
+		}
+	}
+}

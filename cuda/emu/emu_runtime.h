@@ -21,7 +21,12 @@
 //   sides, so a kernel that indexes with a poisoned (-1) integer reads NaN
 //   rather than the neighbouring allocation or unmapped memory;
 // * one kernel runs at a time (emu.h's launch state is global), as if the
-//   device had one queue for kernels; copies overlap with it.
+//   device had one queue for kernels; copies overlap with it;
+// * the device has an sm_80's shared memory (cudaDeviceGetAttribute), and a
+//   launch asking for more than 48 KiB of dynamic shared memory without the
+//   kernel's cudaFuncSetAttribute opt-in (or more than the device has) does
+//   not run and leaves cudaErrorInvalidValue for cudaGetLastError; the
+//   dynamic shared memory itself is emu.h's (poisoned, guarded).
 // cudaFree waits for all streams (as the real one synchronizes the device).
 #pragma once
 #include <chrono>
@@ -31,6 +36,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -177,6 +183,50 @@ inline void launch_async(stream* s, unsigned grid, unsigned block, std::function
     });
 }
 
+// Shared memory of the emulated device: an sm_80's (164 KiB an SM, at most
+// 163 KiB a block by opting in, 1 KiB reserved by the system a block; 48 KiB
+// a block without opting in).
+constexpr int SMEM_PER_SM = 167936, SMEM_OPTIN = 166912, SMEM_RESERVED = 1024, SMEM_DEFAULT = 48 * 1024;
+
+// The dynamic shared memory each kernel opted in to
+// (cudaFuncAttributeMaxDynamicSharedMemorySize), by kernel address.
+inline std::mutex& attr_mu() {
+    static std::mutex m;
+    return m;
+}
+inline std::map<const void*, int>& max_dyn() {
+    static std::map<const void*, int> m;
+    return m;
+}
+// The error of the latest failed launch, returned and cleared by
+// cudaGetLastError.
+inline int& last_error() {
+    static int e = 0;
+    return e;
+}
+
+// launch_async_dyn queues a kernel with smem bytes of dynamic shared memory
+// after the checks a launch makes: more than 48 KiB needs the kernel's
+// opt-in, and never more than the device allows a block. A refused launch
+// does not run and leaves cudaErrorInvalidValue for cudaGetLastError.
+inline void launch_async_dyn(stream* s, const void* kernel, unsigned grid, unsigned block, size_t smem,
+                             std::function<void()> fn) {
+    int allowed = SMEM_DEFAULT;
+    {
+        std::lock_guard<std::mutex> l(attr_mu());
+        auto it = max_dyn().find(kernel);
+        if (it != max_dyn().end()) allowed = it->second;
+    }
+    if (smem > (size_t)allowed || smem > (size_t)SMEM_OPTIN) {
+        last_error() = 1;  // cudaErrorInvalidValue
+        return;
+    }
+    submit(s, [grid, block, smem, fn] {
+        std::lock_guard<std::mutex> l(kernel_mu());
+        launch(grid, block, fn, smem);
+    });
+}
+
 }  // namespace emu
 
 typedef emu::stream* cudaStream_t;
@@ -240,8 +290,44 @@ inline cudaError_t cudaMemGetInfo(size_t* free_b, size_t* total_b) {
     return cudaSuccess;
 }
 template <typename K>
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, K, int, size_t) {
-    *n = 1;
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, K, int, size_t smem) {
+    *n = smem > (size_t)emu::SMEM_OPTIN ? 0 : 1;
+    return cudaSuccess;
+}
+enum cudaDeviceAttr {
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111
+};
+inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) {
+    if (d != 0) return cudaErrorInvalidDevice;
+    switch (a) {
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *v = emu::SMEM_PER_SM; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = emu::SMEM_OPTIN; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *v = emu::SMEM_RESERVED; break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+// The emulation does not know a kernel's static shared memory: 0 (the
+// library takes the larger of this and its own sizeof).
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes;
+    int maxDynamicSharedSizeBytes;
+};
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void* k) {
+    a->sharedSizeBytes = 0;
+    std::lock_guard<std::mutex> l(emu::attr_mu());
+    auto it = emu::max_dyn().find(k);
+    a->maxDynamicSharedSizeBytes = it == emu::max_dyn().end() ? emu::SMEM_DEFAULT : it->second;
+    return cudaSuccess;
+}
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+template <typename K>
+cudaError_t cudaFuncSetAttribute(K* k, cudaFuncAttribute a, int v) {
+    if (a != cudaFuncAttributeMaxDynamicSharedMemorySize || v < 0 || v > emu::SMEM_OPTIN) return cudaErrorInvalidValue;
+    std::lock_guard<std::mutex> l(emu::attr_mu());
+    emu::max_dyn()[reinterpret_cast<const void*>(k)] = v;
     return cudaSuccess;
 }
 // Device memory: [size][guard][bytes][guard], all poisoned.
@@ -388,4 +474,8 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
     delete e;
     return cudaSuccess;
 }
-inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaGetLastError() {
+    const int e = emu::last_error();
+    emu::last_error() = 0;
+    return (cudaError_t)e;
+}

@@ -40,13 +40,15 @@ struct HostCopy {
     }
 };
 
+int64_t last_staged = 0;
+
 int64_t dsc(const ggc_graphs& g, int i, int f) { return g.desc[(int64_t)i * GGC_DESC_FIELDS + f]; }
 
 template <typename T, bool Table>
 bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
          std::vector<MgkJob>& jobs, const ggc_mk_program* node, const ggc_mk_program* edge, MgkParams<T> prm,
-         int blocks, int64_t chunk_words, std::vector<MgkResult>& res, std::vector<int>& bad, int np,
-         std::vector<double>& grad) {
+         int blocks, int64_t chunk_words, int64_t stage_budget, std::vector<MgkResult>& res, std::vector<int>& bad,
+         int np, std::vector<double>& grad) {
     const size_t nj = jobs.size();
     const int64_t nvec = np > 0 ? 8 : 7, ntab = np > 0 ? 2 : 1;
     grad.assign(nj * (size_t)np + 1, NAN);
@@ -59,6 +61,14 @@ bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, c
         words[k] = (w + 1) & ~int64_t(1);
         if (words[k] > chunk_words) return false;
     }
+    // Staging as ggcuda.cu's run_jobs decides it: a pair is staged when its
+    // octiles fit the budget, and a chunk's launch gets as much dynamic
+    // shared memory as its largest staged pair.
+    std::vector<int64_t> sbytes(nj);
+    for (size_t k = 0; k < nj; k++) {
+        sbytes[k] = stage_pair_bytes<T>(hx, jobs[k].i, hy, jobs[k].j);
+        jobs[k].stage = sbytes[k] <= stage_budget ? 1 : 0;
+    }
     std::vector<T> work((size_t)chunk_words + 1);
     for (size_t k0 = 0; k0 < nj;) {
         size_t k1 = k0;
@@ -70,6 +80,9 @@ bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, c
             k1++;
         }
         const int n = (int)(k1 - k0);
+        size_t dyn = 0;
+        for (size_t k = k0; k < k1; k++)
+            if (jobs[k].stage) dyn = std::max(dyn, (size_t)sbytes[k]);
         // Poison the work space: the kernels must not read what they did not write.
         std::fill(work.begin(), work.end(), T(NAN));
         MgkJob* jb = jobs.data() + k0;
@@ -80,11 +93,12 @@ bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, c
         if (np > 0) {
             double* gr = grad.data() + k0 * np;
             emu::launch(std::min(blocks, n), MGK_THREADS,
-                        [&] { mgk_gsolve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs, gr, np); });
+                        [&] { mgk_gsolve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs, gr, np); },
+                        dyn);
             emu::launch(n, PREP_THREADS, [&] { mgk_gterms<T, Table>(dx, dy, jb, node, edge, work.data(), gr, np); });
         } else {
             emu::launch(std::min(blocks, n), MGK_THREADS,
-                        [&] { mgk_solve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs); });
+                        [&] { mgk_solve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs); }, dyn);
         }
         k0 = k1;
     }
@@ -105,7 +119,7 @@ int gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, c
         for (int j = sym ? i : 0; j < Y->num_graphs; j++) {
             const double cost = double(dsc(*X, i, GGC_DESC_NNZ) + dsc(*X, i, GGC_DESC_N)) *
                                 double(dsc(*Y, j, GGC_DESC_NNZ) + dsc(*Y, j, GGC_DESC_N));
-            ((o->flags & GGC_FLAG_NO_TABLE) ? ej : tj).push_back({cost, MgkJob{i, j, 0, 0}});
+            ((o->flags & GGC_FLAG_NO_TABLE) ? ej : tj).push_back({cost, MgkJob{i, j, 0, 0, 0, 0}});
         }
     auto order = [](std::vector<std::pair<double, MgkJob>>& v) {
         std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first > b.first; });
@@ -120,11 +134,18 @@ int gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, c
     const int blocks = o->blocks > 0 ? o->blocks : 3;
     std::vector<MgkResult> tres, eres;
     std::vector<int> tbad, ebad;
-    if (!run<T, true>(dx, dy, *X, *Y, tjobs, node, edge, prm, blocks, chunk_words, tres, tbad, np, tgrad) ||
-        !run<T, false>(dx, dy, *X, *Y, ejobs, node, edge, prm, blocks, chunk_words, eres, ebad, np, egrad)) {
+    // The emulated device has an sm_80's shared memory (164 KiB an SM, 163
+    // KiB a block, 1 KiB reserved a block).
+    const int64_t budget = stage_budget(167936, 166912, 1024, sizeof(MgkShared<T>), o->stage_limit);
+    if (!run<T, true>(dx, dy, *X, *Y, tjobs, node, edge, prm, blocks, chunk_words, budget, tres, tbad, np, tgrad) ||
+        !run<T, false>(dx, dy, *X, *Y, ejobs, node, edge, prm, blocks, chunk_words, budget, eres, ebad, np, egrad)) {
         snprintf(err, errlen, "a pair needs more than %lld words", (long long)chunk_words);
         return GGC_ERR_OOM;
     }
+    int64_t staged = 0;
+    for (const auto* rs : {&tres, &eres})
+        for (const MgkResult& r : *rs) staged += r.staged;
+    last_staged = staged;
     const int ny = Y->num_graphs;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
                        const std::vector<double>& g) {
@@ -161,6 +182,8 @@ extern "C" int hr_emu_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const 
     if (opt->precision == 32) return gram<float>(X, Y, node, edge, opt, chunk_words, out, grad, iters, err, errlen);
     return gram<double>(X, Y, node, edge, opt, chunk_words, out, grad, iters, err, errlen);
 }
+
+extern "C" int64_t hr_emu_staged(void) { return last_staged; }
 
 namespace {
 

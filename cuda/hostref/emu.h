@@ -8,6 +8,9 @@
 #include <atomic>
 #include <barrier>
 #include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -28,8 +31,21 @@ inline std::vector<unsigned char> shfl_buf;
 
 inline void syncwarp() { warp_bars[thread_idx.x / 32]->arrive_and_wait(); }
 
-// launch runs fn as grid×block threads, one block at a time.
-inline void launch(unsigned grid, unsigned block, const std::function<void()>& fn) {
+// Dynamic shared memory of the running launch: dyn_bytes bytes (16-byte
+// aligned) followed by a guard band. Blocks run one at a time, so one buffer
+// serves them all. It is poisoned (0xFF: NaN weights, all-ones masks, -1
+// indices) before every block, as a real block's shared memory starts
+// undefined, so a kernel that reads what it did not stage computes garbage;
+// a block that writes past dyn_bytes into the guard aborts the process.
+constexpr size_t DYN_GUARD = 4096;
+constexpr unsigned char DYN_POISON = 0xFF;
+inline std::unique_ptr<std::max_align_t[]> dyn_buf;
+inline size_t dyn_bytes = 0;
+inline unsigned char* dyn_smem() { return reinterpret_cast<unsigned char*>(dyn_buf.get()); }
+
+// launch runs fn as grid×block threads, one block at a time, with shmem bytes
+// of dynamic shared memory.
+inline void launch(unsigned grid, unsigned block, const std::function<void()>& fn, size_t shmem = 0) {
     grid_dim.x = grid;
     block_dim.x = block;
     block_bar = std::make_unique<std::barrier<>>(block);
@@ -37,8 +53,11 @@ inline void launch(unsigned grid, unsigned block, const std::function<void()>& f
     for (unsigned w = 0; w < (block + 31) / 32; w++)
         warp_bars.push_back(std::make_unique<std::barrier<>>(std::min(32u, block - 32 * w)));
     shfl_buf.assign(8 * block, 0);
+    dyn_bytes = shmem;
+    dyn_buf.reset(new std::max_align_t[(shmem + DYN_GUARD) / sizeof(std::max_align_t) + 1]);
     for (unsigned b = 0; b < grid; b++) {
         block_idx.x = b;
+        std::memset(dyn_smem(), DYN_POISON, shmem + DYN_GUARD);
         std::vector<std::thread> ts;
         for (unsigned t = 0; t < block; t++)
             ts.emplace_back([t, &fn] {
@@ -46,9 +65,19 @@ inline void launch(unsigned grid, unsigned block, const std::function<void()>& f
                 fn();
             });
         for (auto& t : ts) t.join();
+        for (size_t k = shmem; k < shmem + DYN_GUARD; k++)
+            if (dyn_smem()[k] != DYN_POISON) {
+                fprintf(stderr, "emu: block %u wrote past its %zu bytes of dynamic shared memory (byte %zu)\n", b,
+                        shmem, k);
+                abort();
+            }
     }
 }
 }  // namespace emu
+
+// The kernels' dynamic shared memory (mgk.cuh's GG_DYNAMIC_SHARED): the
+// launch's buffer.
+#define GG_DYNAMIC_SHARED(name) unsigned char* name = emu::dyn_smem()
 
 #define threadIdx (emu::thread_idx)
 #define blockIdx (emu::block_idx)

@@ -10,6 +10,7 @@ import (
 	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
+	"github.com/graphgram/graphgram/gokernel/microkernel"
 )
 
 // TestEmulatedKernels runs the library's device kernels themselves (mgk_prep
@@ -47,54 +48,75 @@ func TestEmulatedKernels(t *testing.T) {
 	for _, c := range cfgs {
 		name := fmt.Sprintf("%s/q=%g/lmin=%d/sym=%v/p%d/noTable=%v/blocks=%d/chunk=%d", c.ks.Name, c.q, c.lmin, c.sym, c.prec, c.noTable, c.blocks, c.chunkWords)
 		t.Run(name, func(t *testing.T) {
-			nk, ek := parse(t, c.ks.NK), parse(t, c.ks.EK)
-			np, _ := layout.Compile(nk)
-			ep, _ := layout.Compile(ek)
-			ys, sy := Y, [][]float64(nil)
-			var yArg []*graph.Graph = Y
-			if c.sym {
-				ys, sy, yArg = X, starts, nil
-			}
-			want := make([]float64, len(X)*len(ys))
-			opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: c.q, Lmin: c.lmin, NJobs: 1}
-			if bad, err := mgk.Gram(X, yArg, starts, sy, c.sym, opt, want, nil); err != nil || len(bad) > 0 {
-				t.Fatal(err, bad)
-			}
-			LX, _ := layout.Pack(X, starts, 4, 4)
-			var LY *layout.Graphs
-			if !c.sym {
-				LY, _ = layout.Pack(ys, nil, 4, 4)
-			}
-			o := Options{Q: c.q, Tol: 1e-12, Lmin: int32(c.lmin), MaxIter: 10000, Precision: c.prec, Blocks: c.blocks}
-			if c.prec == 32 {
-				o.Tol = 1e-6
-			}
-			if c.sym {
-				o.Symmetric = 1
-			}
-			if c.noTable {
-				o.Flags = 1
-			}
-			got := make([]float64, len(want))
-			iters := make([]int32, len(want))
-			if err := EmuGram(LX, LY, &np, &ep, o, c.chunkWords, got, iters); err != nil {
-				t.Fatal(err)
-			}
-			worst := 0.0
-			for k := range want {
-				if iters[k] < 0 {
-					t.Errorf("entry %d did not converge", k)
-				}
-				worst = max(worst, relErr(got[k], want[k]))
-			}
-			bound := 1e-9
-			if c.prec == 32 {
-				bound = float32Bound
-			}
-			if worst > bound {
-				t.Errorf("worst relative error %.3g > %g", worst, bound)
-			}
-			t.Logf("worst relative error %.2g", worst)
+			w := emuGramCheck(t, X, Y, starts, parse(t, c.ks.NK), parse(t, c.ks.EK), c.q, c.lmin, c.sym, c.prec, c.noTable, c.blocks, c.chunkWords, 0)
+			t.Logf("worst relative error %.2g", w)
 		})
 	}
+}
+
+// emuGramCheck runs the emulated Gram kernels (EmuGram) against mgk.Gram and
+// returns the worst relative error; bounds 1e-9 (float64) and float32Bound.
+func emuGramCheck(t *testing.T, X, Y []*graph.Graph, starts [][]float64, nk, ek microkernel.Kernel, q float64, lmin int,
+	sym bool, prec int32, noTable bool, blocks int32, chunkWords int64, stageLimit int32) float64 {
+	t.Helper()
+	np, _ := layout.Compile(nk)
+	ep, _ := layout.Compile(ek)
+	ys, sy := Y, [][]float64(nil)
+	var yArg []*graph.Graph = Y
+	if sym {
+		ys, sy, yArg = X, starts, nil
+	}
+	want := make([]float64, len(X)*len(ys))
+	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: q, Lmin: lmin, NJobs: 1}
+	if bad, err := mgk.Gram(X, yArg, starts, sy, sym, opt, want, nil); err != nil || len(bad) > 0 {
+		t.Fatal(err, bad)
+	}
+	LX, _ := layout.Pack(X, starts, 4, 4)
+	var LY *layout.Graphs
+	if !sym {
+		LY, _ = layout.Pack(ys, nil, 4, 4)
+	}
+	o := Options{Q: q, Tol: 1e-12, Lmin: int32(lmin), MaxIter: 10000, Precision: prec, Blocks: blocks, StageLimit: stageLimit}
+	if prec == 32 {
+		o.Tol = 1e-6
+	}
+	if sym {
+		o.Symmetric = 1
+	}
+	if noTable {
+		o.Flags = 1
+	}
+	got := make([]float64, len(want))
+	iters := make([]int32, len(want))
+	if err := EmuGram(LX, LY, &np, &ep, o, chunkWords, got, iters); err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for k := range want {
+		if iters[k] < 0 {
+			t.Errorf("entry %d did not converge", k)
+		}
+		worst = max(worst, relErr(got[k], want[k]))
+	}
+	bound := 1e-9
+	if prec == 32 {
+		bound = float32Bound
+	}
+	if worst > bound {
+		t.Errorf("precision %d: worst relative error %.3g > %g", prec, worst, bound)
+	}
+	// With the default budget (an sm_80's shared memory) every pair of the
+	// test sets fits: these runs cover the staged path.
+	if pairs := emuPairs(len(X), len(ys), sym); stageLimit == 0 && EmuStaged() != pairs {
+		t.Errorf("default stage budget: %d of %d pairs staged", EmuStaged(), pairs)
+	}
+	return worst
+}
+
+// emuPairs is the number of pairs an nx × ny call solves (i ≤ j when sym).
+func emuPairs(nx, ny int, sym bool) int64 {
+	if sym {
+		return int64(nx * (nx + 1) / 2)
+	}
+	return int64(nx * ny)
 }

@@ -119,6 +119,7 @@ type gradCase struct {
 	table      bool
 	blocks     int32
 	chunkWords int64
+	stageLimit int32 // ggc_mgk_options.stage_limit of the emulated kernels
 }
 
 // reference runs mgk.GramGrad with the residual tolerance the device gets.
@@ -154,7 +155,7 @@ func (c *gradCase) run(t *testing.T, emu bool, nK, nG int) (K, G []float64, iter
 			t.Fatal(err)
 		}
 	}
-	o := Options{Q: c.q, Tol: 1e-12, AdjTol: 1e-12, Lmin: int32(c.lmin), MaxIter: 10000, Precision: c.prec, Blocks: c.blocks}
+	o := Options{Q: c.q, Tol: 1e-12, AdjTol: 1e-12, Lmin: int32(c.lmin), MaxIter: 10000, Precision: c.prec, Blocks: c.blocks, StageLimit: c.stageLimit}
 	if c.prec == 32 {
 		o.Tol, o.AdjTol = 1e-6, 1e-6
 	}
@@ -167,6 +168,14 @@ func (c *gradCase) run(t *testing.T, emu bool, nK, nG int) (K, G []float64, iter
 	K, G, iters = make([]float64, nK), make([]float64, nG), make([]int32, nK)
 	if emu {
 		err = EmuGramGrad(LX, LY, &np, &ep, o, c.chunkWords, K, G, iters)
+		// With the default budget every pair of the test sets is staged.
+		ny := len(c.Y)
+		if sym {
+			ny = len(c.X)
+		}
+		if pairs := emuPairs(len(c.X), ny, sym); err == nil && c.stageLimit == 0 && EmuStaged() != pairs {
+			t.Errorf("default stage budget: %d of %d pairs staged", EmuStaged(), pairs)
+		}
 	} else {
 		err = GramGrad(LX, LY, &np, &ep, o, c.table, K, G, iters)
 	}

@@ -144,11 +144,19 @@ func cbool(b bool) C.int {
 
 // Options mirrors ggc_mgk_options.
 type Options struct {
-	Q, Tol                                                          float64
-	Lmin, MaxIter, Symmetric, Precision, Device, Blocks, Flags, Pad int32
-	MemLimit                                                        int64
-	AdjTol                                                          float64
+	Q, Tol                                                     float64
+	Lmin, MaxIter, Symmetric, Precision, Device, Blocks, Flags int32
+	// StageLimit is ggc_mgk_options.stage_limit: 0 stages every pair whose
+	// tiles fit the (emulated) device's shared memory, > 0 caps the bytes,
+	// < 0 stages none.
+	StageLimit int32
+	MemLimit   int64
+	AdjTol     float64
 }
+
+// EmuStaged returns the number of pairs of the latest EmuGram or EmuGramGrad
+// call that the solver blocks read from shared memory.
+func EmuStaged() int64 { return int64(C.hr_emu_staged()) }
 
 // Sizes returns the sizes of the Go mirrors of the C API's structs and of the
 // structs themselves: Program, ggc_mk_program, Options, ggc_mgk_options,

@@ -42,6 +42,11 @@ int hr_emu_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_prog
 int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
                 const ggc_mgk_options* opt, int64_t chunk_words, double* out, int32_t* iters, char* err,
                 size_t errlen);
+/* hr_emu_staged returns the number of pairs of the latest hr_emu_gram or
+ * hr_emu_gram_grad call whose solver block reported (MgkResult.staged) that
+ * it read the pair's tiles from shared memory. opt->stage_limit as in
+ * ggc_mgk_options, on an emulated device with an sm_80's shared memory. */
+int64_t hr_emu_staged(void);
 /* hr_emu_sp runs the shortest-path kernels (src/sp.cuh) on host threads in
  * precision 64 or 32. */
 int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,

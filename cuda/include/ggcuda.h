@@ -113,7 +113,9 @@ typedef struct {
     int32_t device;    /* CUDA device index */
     int32_t blocks;    /* persistent blocks; 0 = as many as fit */
     int32_t flags;     /* GGC_FLAG_*, for tests */
-    int32_t pad;
+    int32_t stage_limit; /* bytes of shared memory a solver block may stage a pair's tiles in:
+                          * 0 = as much as the device allows at 2 blocks an SM, > 0 = at most
+                          * that (tests), < 0 = no staging (every pair reads global memory) */
     int64_t mem_limit; /* bytes of device memory to use at most; 0 = what is free */
     double adj_tol;    /* relative residual of the adjoint solves (ggc_mgk_gram_grad) */
 } ggc_mgk_options;
@@ -135,7 +137,7 @@ typedef struct {
     int64_t scratch_bytes;
     double wall_ms, overlap_ms;
     int32_t chunks;
-    int32_t pad;
+    int32_t staged; /* marginalized kernel: pairs whose tiles the solver read from shared memory */
 } ggc_stats;
 
 GGC_API int ggc_abi_version(void);

@@ -32,6 +32,17 @@ using namespace gg;
 #else
 #define GG_LAUNCH(k, grid, block, stream, ...) k<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
 #endif
+// GG_LAUNCH_DYN is GG_LAUNCH with smem bytes of dynamic shared memory; the
+// emulation checks them against the kernel's limit (emu_runtime.h) as a
+// launch would.
+#if defined(GG_EMU)
+#define GG_LAUNCH_DYN(k, grid, block, smem, stream, ...)                                                   \
+    emu::launch_async_dyn((stream), reinterpret_cast<const void*>(k), (unsigned)(grid), (unsigned)(block), \
+                          (size_t)(smem), [=] { k(__VA_ARGS__); })
+#else
+#define GG_LAUNCH_DYN(k, grid, block, smem, stream, ...) \
+    k<<<(grid), (block), (size_t)(smem), (stream)>>>(__VA_ARGS__)
+#endif
 
 namespace {
 
@@ -140,21 +151,44 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
              std::vector<MgkJob>& jobs, const ggc_mk_program* dnode, const ggc_mk_program* dedge, MgkParams<T> prm,
              int max_blocks, int64_t mem_limit, int64_t graph_mem, std::vector<MgkResult>& out, std::vector<int>& bad, Arena& ar, cudaStream_t st,
              ggc_stats* stats, char* err, size_t errlen, int np, std::vector<double>& gout, double* dnodal = nullptr,
-             int64_t ld = 0, bool sym = false) {
+             int64_t ld = 0, bool sym = false, int32_t stage_limit = 0) {
     if (jobs.empty()) return GGC_OK;
     int dev;
     CK(cudaGetDevice(&dev));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, dev));
-    int per_sm = 0;
-    if (np > 0)
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mgk_gsolve<T, Table>, MGK_THREADS, 0));
-    else
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mgk_solve<T, Table>, MGK_THREADS, 0));
+    // The solver kernel of these jobs, as a function pointer for the
+    // attribute and occupancy calls (one type for both kernels is not
+    // possible: their parameters differ).
+    auto solve = mgk_solve<T, Table>;
+    auto gsolve = mgk_gsolve<T, Table>;
+    const void* solver = np > 0 ? reinterpret_cast<const void*>(gsolve) : reinterpret_cast<const void*>(solve);
+    // Staging budget from the device's shared memory (stage_budget): what
+    // leaves room for MGK_MIN_BLOCKS blocks an SM with their static shared
+    // memory and the system's reserve. The carveout between L1 and shared
+    // memory is left to the driver, which sizes it to the launch.
+    int smem_sm = 0, smem_optin = 0, smem_reserved = 0;
+    CK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    CK(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    CK(cudaDeviceGetAttribute(&smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+    cudaFuncAttributes fa;
+    CK(cudaFuncGetAttributes(&fa, solver));
+    const int64_t static_smem = std::max<int64_t>((int64_t)fa.sharedSizeBytes, (int64_t)sizeof(MgkShared<T>));
+    const int64_t stage_max = stage_budget(smem_sm, smem_optin, smem_reserved, static_smem, stage_limit);
     const int64_t nvec = np > 0 ? 8 : 7, ntab = np > 0 ? 2 : 1;
-    int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
-    if (max_blocks > 0) max_grid = std::min<int64_t>(max_grid, max_blocks);
     const size_t nj = jobs.size();
+    // Which pairs are staged, and the most dynamic shared memory a launch of
+    // this call takes (opted in above 48 KiB).
+    std::vector<int64_t> sbytes(nj);
+    int64_t call_dyn = 0;
+    for (size_t k = 0; k < nj; k++) {
+        sbytes[k] = stage_pair_bytes<T>(hx, jobs[k].i, hy, jobs[k].j);
+        jobs[k].stage = sbytes[k] <= stage_max ? 1 : 0;
+        if (jobs[k].stage) call_dyn = std::max(call_dyn, sbytes[k]);
+    }
+    if (call_dyn > 0)
+        CK(np > 0 ? cudaFuncSetAttribute(gsolve, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)call_dyn)
+                  : cudaFuncSetAttribute(solve, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)call_dyn));
     std::vector<int64_t> words(nj);
     int64_t total = 0, largest = 0;
     for (size_t k = 0; k < nj; k++) {
@@ -209,6 +243,19 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
             k1++;
         }
         const int n = (int)(k1 - k0);
+        // The chunk's launch gets the dynamic shared memory of its largest
+        // staged pair (none when no pair is staged, so that such chunks run
+        // as before), and as many persistent blocks as fit with it.
+        int64_t dyn = 0;
+        for (size_t k = k0; k < k1; k++)
+            if (jobs[k].stage) dyn = std::max(dyn, sbytes[k]);
+        int per_sm = 0;
+        if (np > 0)
+            CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gsolve, MGK_THREADS, (size_t)dyn));
+        else
+            CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, solve, MGK_THREADS, (size_t)dyn));
+        int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+        if (max_blocks > 0) max_grid = std::min<int64_t>(max_grid, max_blocks);
         CK(cudaMemcpyAsync(djobs + k0, jobs.data() + k0, sizeof(MgkJob) * n, cudaMemcpyHostToDevice, st));
         auto prep = mgk_prep<T, Table>;
         GG_LAUNCH(prep, n, PREP_THREADS, st, dx, dy, djobs + k0, dnode, dedge, prm, work, dbad + k0);
@@ -217,15 +264,14 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         const int64_t grid = std::min<int64_t>(max_grid, n);
         grid_used = std::max(grid_used, grid);
         if (np > 0) {
-            auto gsolve = mgk_gsolve<T, Table>;
-            GG_LAUNCH(gsolve, grid, MGK_THREADS, st, dx, dy, djobs + k0, n, counter, dedge, prm, work, dres + k0,
-                      dgrad + k0 * np, np);
+            GG_LAUNCH_DYN(gsolve, grid, MGK_THREADS, dyn, st, dx, dy, djobs + k0, n, counter, dedge, prm, work,
+                          dres + k0, dgrad + k0 * np, np);
             CK(cudaGetLastError());
             auto gterms = mgk_gterms<T, Table>;
             GG_LAUNCH(gterms, n, PREP_THREADS, st, dx, dy, djobs + k0, dnode, dedge, work, dgrad + k0 * np, np);
         } else {
-            auto solve = mgk_solve<T, Table>;
-            GG_LAUNCH(solve, grid, MGK_THREADS, st, dx, dy, djobs + k0, n, counter, dedge, prm, work, dres + k0);
+            GG_LAUNCH_DYN(solve, grid, MGK_THREADS, dyn, st, dx, dy, djobs + k0, n, counter, dedge, prm, work,
+                          dres + k0);
             if (dnodal) {
                 CK(cudaGetLastError());
                 auto nodal = mgk_nodal_out<T>;
@@ -255,6 +301,8 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         stats->blocks = (int32_t)std::max<int64_t>(stats->blocks, grid_used);
         stats->threads = MGK_THREADS;
         stats->scratch_bytes = std::max<int64_t>(stats->scratch_bytes, cap * (int64_t)sizeof(T));
+        // Counted from what the solver blocks report, not from the plan.
+        for (const MgkResult& r : out) stats->staged += r.staged;
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
@@ -279,7 +327,7 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
             const double cost = double(desc(*X, i, GGC_DESC_NNZ) + na) * double(desc(*Y, j, GGC_DESC_NNZ) + nb);
             const int64_t ncls = desc(*X, i, GGC_DESC_NCLASS) * desc(*Y, j, GGC_DESC_NCLASS);
             const bool table = ncls <= TABLE_BUDGET && !(o->flags & GGC_FLAG_NO_TABLE);
-            (table ? tj : ej).push_back({cost, MgkJob{i, j, 0, 0}});
+            (table ? tj : ej).push_back({cost, MgkJob{i, j, 0, 0, 0, 0}});
         }
     auto order = [](std::vector<std::pair<double, MgkJob>>& v) {
         std::stable_sort(v.begin(), v.end(), [](const std::pair<double, MgkJob>& a, const std::pair<double, MgkJob>& b) {
@@ -348,10 +396,10 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
         CK(ar.alloc((void**)&dnodal, sizeof(double) * (size_t)std::max<int64_t>(nodal_len, 1)));
     }
     int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, tres, tbad, ar, st, stats, err,
-                               errlen, np, tgrad, dnodal, ld, sym);
+                               errlen, np, tgrad, dnodal, ld, sym, o->stage_limit);
     if (rc != GGC_OK) return rc;
     rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, eres, ebad, ar, st, stats, err,
-                            errlen, np, egrad, dnodal, ld, sym);
+                            errlen, np, egrad, dnodal, ld, sym, o->stage_limit);
     if (rc != GGC_OK) return rc;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
                        const std::vector<double>& g) {

@@ -5,6 +5,9 @@
 // fly from the octiles: each warp owns 8×8 output blocks (tile row I of A ×
 // tile row I' of B) and sweeps the tile pairs of those rows with the dense or
 // the sparse primitive of gg/tile.h, staging the input block in shared memory.
+// When the pair's octiles fit the launch's dynamic shared memory, the block
+// stages them there once per pair and every mat-vec reads them from there
+// (stage_pair below).
 #pragma once
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -48,16 +51,19 @@ struct DevGraphs {
 
 // MgkJob is one pair of a chunk with the offsets of its work space: seven
 // vectors of n·n' entries (s, dd, inv, y, r, p, ap) and the κe class table.
+// stage: 1 when the host found that the pair's octiles fit the launch's
+// dynamic shared memory (stage_pair_bytes), so the solver stages them.
 struct MgkJob {
     int32_t i, j;
     int64_t vec, tab;
+    int32_t stage, pad;
 };
 
 // MgkResult is written once per job.
 struct MgkResult {
     double value, residual;
-    int32_t iters;  // negative: not converged; INT32_MIN: bad node kernel value
-    int32_t pad;
+    int32_t iters;   // negative: not converged; INT32_MIN: bad node kernel value
+    int32_t staged;  // 1 when the solver read the pair's tiles from shared memory
 };
 
 template <typename T>
@@ -76,6 +82,144 @@ struct MgkShared {
     T red[2][MGK_WARPS];
     int32_t job;
 };
+
+// ---- Block-shared staging of a pair's octiles ----
+//
+// The graphs do not change during a pair's solve, yet every mat-vec (10–100
+// of them per PCG, two solves and two more mat-vecs for a gradient) reads all
+// their tiles again: masks, nz_ptr, nz_pos, nz_w, classes, tile_ptr, tile_col.
+// When both graphs' tiles fit the launch's dynamic shared memory, the whole
+// block copies them there once per pair (stage_pair) and the GraphRefs are
+// switched to the copies, so the unchanged mat-vec reads shared memory.
+// Larger pairs keep reading global memory through the same code.
+//
+// The copy is rebased: tile indices count from the graph's first tile and
+// nonzero indices from its first nonzero (tile_ptr and nz_ptr are rewritten),
+// so that everything indexed by them — masks, weights, classes, positions —
+// is indexed consistently whichever memory a GraphRef points into. κe objects
+// (EdgeTable, EdgeEval) built from the switched GraphRef therefore read the
+// staged classes too. loop_nz stays global (global nonzero indices): only
+// mgk_prep reads it, never from a staged view.
+//
+// Layout of one pair, by decreasing alignment so that no padding is needed
+// (the dynamic shared memory base is 16-byte aligned): the masks of A then B
+// (uint64), the weights of A then B (T), then for A and then B the int32
+// arrays tile_ptr (nt+1), tile_col (tiles), nz_ptr (tiles+1), nz_class (nnz),
+// and last the nz_pos bytes of A then B.
+
+// stage_graph_bytes is the shared memory one graph's staged octiles take:
+// nt tile rows, ntiles tiles, nnz nonzeros.
+template <typename T>
+GG_HD int64_t stage_graph_bytes(int64_t nt, int64_t ntiles, int64_t nnz) {
+    return 8 * ntiles + (int64_t)sizeof(T) * nnz + 4 * ((nt + 1) + ntiles + (ntiles + 1) + nnz) + nnz;
+}
+
+// stage_pair_bytes is the dynamic shared memory (a multiple of 16) that
+// staging the pair (X[i], Y[j]) takes, from the host copies of the lists.
+template <typename T>
+inline int64_t stage_pair_bytes(const ggc_graphs& X, int i, const ggc_graphs& Y, int j) {
+    auto one = [](const ggc_graphs& g, int k) {
+        const int64_t* d = g.desc + (int64_t)k * GGC_DESC_FIELDS;
+        const int32_t* tp = g.tile_ptr + d[GGC_DESC_TILEPTR0];
+        const int64_t nt = d[GGC_DESC_NT], t0 = tp[0], t1 = tp[nt];
+        return stage_graph_bytes<T>(nt, t1 - t0, (int64_t)g.nz_ptr[t1] - g.nz_ptr[t0]);
+    };
+    return (one(X, i) + one(Y, j) + 15) & ~int64_t(15);
+}
+
+// stage_graph copies graph G's octiles (tiles t0.., nonzeros z0..) into the
+// given shared arrays, rebased, and points G at them. Called by every thread
+// of the block; the caller synchronizes before G is read.
+template <typename T>
+__device__ void stage_graph(GraphRef<T>& G, int32_t t0, int32_t ntiles, int32_t z0, int32_t nnz, uint64_t* mask,
+                            T* w, int32_t* i32, uint8_t* pos) {
+    int32_t *tp = i32, *tc = tp + G.nt + 1, *zp = tc + ntiles, *cls = zp + ntiles + 1;
+    for (int k = threadIdx.x; k <= G.nt; k += blockDim.x) tp[k] = G.tile_ptr[k] - t0;
+    for (int k = threadIdx.x; k < ntiles; k += blockDim.x) {
+        mask[k] = G.mask[t0 + k];
+        tc[k] = G.tile_col[t0 + k];
+    }
+    for (int k = threadIdx.x; k <= ntiles; k += blockDim.x) zp[k] = G.nz_ptr[t0 + k] - z0;
+    for (int k = threadIdx.x; k < nnz; k += blockDim.x) {
+        w[k] = G.nz_w[z0 + k];
+        cls[k] = G.nz_class[z0 + k];
+        pos[k] = G.nz_pos[z0 + k];
+    }
+    G.tile_ptr = tp, G.tile_col = tc, G.mask = mask, G.nz_ptr = zp;
+    G.nz_pos = pos, G.nz_w = w, G.nz_class = cls;
+}
+
+// stage_pair stages A and B into smem (stage_pair_bytes of them; the host
+// launched with at least that much) and switches A and B to the copies. The
+// caller's earlier barrier guarantees that no thread still reads the previous
+// pair's copy, and its next one (publish_pair) that the copy is complete
+// before anyone reads it.
+template <typename T>
+__device__ void stage_pair(unsigned char* smem, GraphRef<T>& A, GraphRef<T>& B) {
+    const int32_t ta = A.tile_ptr[0], na = A.tile_ptr[A.nt] - ta, za = A.nz_ptr[ta], ma = A.nz_ptr[ta + na] - za;
+    const int32_t tb = B.tile_ptr[0], nb = B.tile_ptr[B.nt] - tb, zb = B.nz_ptr[tb], mb = B.nz_ptr[tb + nb] - zb;
+    uint64_t* mask = reinterpret_cast<uint64_t*>(smem);
+    T* w = reinterpret_cast<T*>(mask + na + nb);
+    int32_t* i32a = reinterpret_cast<int32_t*>(w + ma + mb);
+    int32_t* i32b = i32a + (A.nt + 1) + na + (na + 1) + ma;
+    uint8_t* pos = reinterpret_cast<uint8_t*>(i32b + (B.nt + 1) + nb + (nb + 1) + mb);
+    stage_graph<T>(A, ta, na, za, ma, mask, w, i32a, pos);
+    stage_graph<T>(B, tb, nb, zb, mb, mask + na, w + ma, i32b, pos + ma);
+}
+
+// MgkPair is the pair a solver block is working on, published in shared
+// memory: its two GraphRefs (pointing into the staged copy or into global
+// memory) and its κe object (the one of the kernel's path). The solver reads
+// the pointers from here rather than holding them in registers: before
+// staging existed they were kernel parameters, which the compiler re-reads
+// for free, and a run-time choice between shared and global memory held in
+// registers cost 12–17 of them (mgk_gsolve reached the 128 cap).
+template <typename T>
+struct MgkPair {
+    GraphRef<T> a, b;
+    EdgeTable<T> kt;
+    EdgeEval<T> ke;
+};
+
+// publish_pair prepares the block's pair: stages it when the host said it
+// fits (jb.stage), then publishes the GraphRefs and the κe object in pr.
+// Every thread calls it; on return pr is valid in every thread.
+template <typename T, bool Table>
+__device__ void publish_pair(MgkPair<T>& pr, unsigned char* smem, const DevGraphs<T>& X, const DevGraphs<T>& Y,
+                             const MgkJob& jb, const ggc_mk_program* edge, T* work) {
+    GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+    if (jb.stage) stage_pair<T>(smem, A, B);
+    if (threadIdx.x == 0) {
+        pr.a = A, pr.b = B;
+        if (Table)
+            pr.kt = EdgeTable<T>{work + jb.tab, A.nz_class, B.nz_class, B.nclass};
+        else
+            pr.ke = EdgeEval<T>{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
+    }
+    __syncthreads();
+}
+
+// stage_budget returns the dynamic shared memory (bytes, a multiple of 16)
+// a solver block may take for staging on a device with per_sm bytes of shared
+// memory per SM, per_block_optin the most one block may opt in to, reserved
+// the system's share per block and static_bytes the kernel's static shared
+// memory: MGK_MIN_BLOCKS blocks must still fit on one SM. limit > 0 caps it
+// (tests force some pairs out of shared memory), limit < 0 turns staging off.
+inline int64_t stage_budget(int64_t per_sm, int64_t per_block_optin, int64_t reserved, int64_t static_bytes,
+                            int32_t limit) {
+    if (limit < 0) return 0;
+    int64_t b = per_sm / MGK_MIN_BLOCKS - reserved;
+    if (b > per_block_optin) b = per_block_optin;
+    b = (b - static_bytes) & ~int64_t(15);
+    if (limit > 0 && b > limit) b = limit;
+    return b > 0 ? b : 0;
+}
+
+// GG_DYNAMIC_SHARED declares the block's dynamic shared memory; the host
+// emulation (hostref/emu.h) defines its own.
+#ifndef GG_DYNAMIC_SHARED
+#define GG_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
+#endif
 
 // block_sum2 returns the block-wide sums of a and b to every thread.
 template <typename T>
@@ -304,6 +448,8 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     mgk_solve(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs, int njobs, int* counter,
               const ggc_mk_program* edge, MgkParams<T> prm, T* work, MgkResult* results) {
     __shared__ MgkShared<T> sh;
+    __shared__ MgkPair<T> pr;
+    GG_DYNAMIC_SHARED(stage);
     for (;;) {
         if (threadIdx.x == 0) sh.job = atomicAdd(counter, 1);
         __syncthreads();
@@ -311,15 +457,13 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
         __syncthreads();
         if (job >= njobs) return;
         const MgkJob jb = jobs[job];
-        const GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+        publish_pair<T, Table>(pr, stage, X, Y, jb, edge, work);
         MgkResult res;
-        if (Table) {
-            const EdgeTable<T> ke{work + jb.tab, A.nz_class, B.nz_class, B.nclass};
-            res = solve_pair_block<T>(sh, A, B, ke, prm, work + jb.vec);
-        } else {
-            const EdgeEval<T> ke{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
-            res = solve_pair_block<T>(sh, A, B, ke, prm, work + jb.vec);
-        }
+        if (Table)
+            res = solve_pair_block<T>(sh, pr.a, pr.b, pr.kt, prm, work + jb.vec);
+        else
+            res = solve_pair_block<T>(sh, pr.a, pr.b, pr.ke, prm, work + jb.vec);
+        res.staged = jb.stage;
         if (threadIdx.x == 0) results[job] = res;
         __syncthreads();
     }
@@ -437,6 +581,8 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     mgk_gsolve(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs, int njobs, int* counter,
                const ggc_mk_program* edge, MgkParams<T> prm, T* work, MgkResult* results, double* grad, int np) {
     __shared__ MgkShared<T> sh;
+    __shared__ MgkPair<T> pr;
+    GG_DYNAMIC_SHARED(stage);
     for (;;) {
         if (threadIdx.x == 0) sh.job = atomicAdd(counter, 1);
         __syncthreads();
@@ -444,18 +590,16 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
         __syncthreads();
         if (job >= njobs) return;
         const MgkJob jb = jobs[job];
-        const GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+        publish_pair<T, Table>(pr, stage, X, Y, jb, edge, work);
         MgkResult res;
         T dq;
-        if (Table) {
-            T* tab = work + jb.tab;
-            const EdgeTable<T> ke{tab, A.nz_class, B.nz_class, B.nclass};
-            res = gsolve_pair_block<T, EdgeTable<T>, true>(sh, A, B, ke, prm, work + jb.vec,
-                                                          tab + (int64_t)A.nclass * B.nclass, &dq);
-        } else {
-            const EdgeEval<T> ke{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
-            res = gsolve_pair_block<T, EdgeEval<T>, false>(sh, A, B, ke, prm, work + jb.vec, (T*)nullptr, &dq);
-        }
+        if (Table)
+            res = gsolve_pair_block<T, EdgeTable<T>, true>(sh, pr.a, pr.b, pr.kt, prm, work + jb.vec,
+                                                          work + jb.tab + (int64_t)pr.a.nclass * pr.b.nclass, &dq);
+        else
+            res = gsolve_pair_block<T, EdgeEval<T>, false>(sh, pr.a, pr.b, pr.ke, prm, work + jb.vec, (T*)nullptr,
+                                                           &dq);
+        res.staged = jb.stage;
         if (threadIdx.x == 0) {
             results[job] = res;
             grad[(int64_t)job * np] = double(dq);
