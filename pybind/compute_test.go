@@ -154,6 +154,21 @@ func gramGrad(t *testing.T, x *packed, params string) ([]float64, []float64, str
 	return out, grad, warn, err
 }
 
+// scaledErrors returns |got − want| / (|want| + 1e-3·scale) per entry, scale
+// the largest |want|: relative where want is large, absolute (to the scale)
+// where a true value is near 0. NaN where got is.
+func scaledErrors(got, want []float64) []float64 {
+	scale := 0.0
+	for _, v := range want {
+		scale = max(scale, math.Abs(v))
+	}
+	e := make([]float64, len(want))
+	for k := range want {
+		e[k] = math.Abs(got[k]-want[k]) / (math.Abs(want[k]) + 1e-3*scale)
+	}
+	return e
+}
+
 // TestDeviceEmulatedGrad runs mode "gram_grad" on the GPU path (the emulated
 // library) against the CPU path, with the gradient columns permuted from Go's
 // order (q, node, edge) so that the mapping is checked too.
@@ -182,13 +197,8 @@ func TestDeviceEmulatedGrad(t *testing.T) {
 			t.Fatalf("entry %d: GPU %v, CPU %v", k, gpuK[k], cpuK[k])
 		}
 	}
-	scale := 0.0
-	for _, v := range cpuG {
-		scale = max(scale, math.Abs(v))
-	}
 	worst := 0.0
-	for k := range cpuG {
-		e := math.Abs(gpuG[k]-cpuG[k]) / (math.Abs(cpuG[k]) + 1e-3*scale)
+	for k, e := range scaledErrors(gpuG, cpuG) {
 		worst = max(worst, e)
 		if e > 1e-5 {
 			t.Errorf("gradient %d (entry %d, column %d): GPU %v, CPU %v", k, k/3, k%3, gpuG[k], cpuG[k])
@@ -227,13 +237,8 @@ func TestDeviceEmulatedNodal(t *testing.T) {
 	if warn != "" {
 		t.Errorf("warnings %q", warn)
 	}
-	scale := 0.0
-	for _, v := range cpu {
-		scale = max(scale, math.Abs(v))
-	}
 	worst := 0.0
-	for k := range cpu {
-		e := math.Abs(gpu[k]-cpu[k]) / (math.Abs(cpu[k]) + 1e-3*scale)
+	for k, e := range scaledErrors(gpu, cpu) {
 		if !(e <= 1e-8) {
 			t.Fatalf("nodal entry %d: GPU %v, CPU %v", k, gpu[k], cpu[k])
 		}

@@ -52,138 +52,100 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 	if err != nil {
 		return err
 	}
+	order := append(append([]int{p.QIndex}, nodeIndex...), edgeIndex...)
+	o, err := mgkOutputs(mode, &p, opt, r, b, order)
+	if err != nil {
+		return err
+	}
 	var bad []mgk.Unconverged
 	done := false
-	order := append(append([]int{p.QIndex}, nodeIndex...), edgeIndex...)
 	if gpu {
-		if bad, done, err = runGPU(mode, &p, opt, r, b, order, warn); err != nil {
+		if bad, done, err = runGPU(mode, &p, opt, r, o, warn); err != nil {
 			return err
 		}
 	}
 	if !done {
-		if bad, err = run(mode, &p, opt, r, b, order); err != nil {
+		if bad, err = run(mode, opt, r, o); err != nil {
 			return err
 		}
+	}
+	if mode == "gram_grad" {
+		reorder(o.grad, order)
 	}
 	warn.add("ConvergenceWarning", unconvergedMessage(bad, opt))
 	return nil
 }
 
-// runGPU computes the modes the GPU backend implements (gram, gram_grad,
-// diag, nodal) in the precision asked for; done is false when the CPU must
-// compute the result instead. order is the gradient column of each
-// hyperparameter in Go's order, as for run.
-func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, order []int, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
+// outputs are a call's result buffers, checked against what its mode writes.
+type outputs struct {
+	out   []float64 // K (gram, gram_grad), its diagonal (diag) or the node-pair matrix (nodal)
+	iters []int32   // optional: solver iterations per entry (gram, gram_grad)
+	grad  []float64 // gram_grad: ∂K, one row of Go-ordered hyperparameters per entry
+}
+
+// mgkOutputs checks the caller's buffers for mode once, whichever backend
+// then computes it; order is the gradient column of each hyperparameter in
+// Go's order.
+func mgkOutputs(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, order []int) (o outputs, err error) {
+	nx, ny := len(r.x.graphs), len(r.y.graphs)
+	switch mode {
+	case "gram", "gram_grad":
+		if o.out, err = output[float64](b.out, b.outLen, nx*ny, "out"); err != nil {
+			return o, err
+		}
+		if o.iters, err = optionalOutput[int32](b.iters, b.itersLen, nx*ny, "iters"); err != nil {
+			return o, err
+		}
+		if mode == "gram_grad" {
+			if err = checkIndex(order, p.NParams, mgk.NumParams(opt)); err != nil {
+				return o, err
+			}
+			o.grad, err = output[float64](b.grad, b.gradLen, nx*ny*p.NParams, "grad")
+		}
+	case "diag":
+		o.out, err = output[float64](b.out, b.outLen, nx, "out")
+	case "nodal":
+		o.out, err = output[float64](b.out, b.outLen, nodes(r.x)*nodes(r.y), "out")
+	default:
+		err = inputError("unknown mode %q for the marginalized kernel", mode)
+	}
+	return o, err
+}
+
+// runGPU computes mode on the GPU in the precision asked for; done is false
+// when the CPU must compute the result instead (a base kernel outside the
+// compiled-in set).
+func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, o outputs, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
 	X, Y := r.x.graphs, r.y.graphs
 	prec, _ := p.precision() // checked by gpu()
 	switch mode {
 	case "gram":
-		K, err := output[float64](b.out, b.outLen, len(X)*len(Y), "out")
-		if err != nil {
-			return nil, false, err
-		}
-		iters, err := optionalOutput[int32](b.iters, b.itersLen, len(X)*len(Y), "iters")
-		if err != nil {
-			return nil, false, err
-		}
-		bad, err = cuda.MarginalizedGramStats(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, K, iters, nil)
-		if onCPU(err, warn) {
-			return nil, false, nil
-		}
-		return bad, true, err
+		bad, err = cuda.MarginalizedGramStats(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out, o.iters, nil)
 	case "gram_grad":
-		K, err := output[float64](b.out, b.outLen, len(X)*len(Y), "out")
-		if err != nil {
-			return nil, false, err
-		}
-		iters, err := optionalOutput[int32](b.iters, b.itersLen, len(X)*len(Y), "iters")
-		if err != nil {
-			return nil, false, err
-		}
-		if err := checkIndex(order, p.NParams, mgk.NumParams(opt)); err != nil {
-			return nil, false, err
-		}
-		G, err := output[float64](b.grad, b.gradLen, len(X)*len(Y)*p.NParams, "grad")
-		if err != nil {
-			return nil, false, err
-		}
-		bad, err = cuda.MarginalizedGramGrad(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, K, G, iters)
-		if onCPU(err, warn) {
-			return nil, false, nil
-		}
-		if err == nil {
-			reorder(G, order)
-		}
-		return bad, true, err
+		bad, err = cuda.MarginalizedGramGrad(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out, o.grad, o.iters)
 	case "diag":
-		d, err := output[float64](b.out, b.outLen, len(X), "out")
-		if err != nil {
-			return nil, false, err
-		}
-		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, prec, d)
-		if onCPU(err, warn) {
-			return nil, false, nil
-		}
-		return bad, true, err
+		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, prec, o.out)
 	case "nodal":
-		R, err := output[float64](b.out, b.outLen, nodes(r.x)*nodes(r.y), "out")
-		if err != nil {
-			return nil, false, err
-		}
-		bad, err = cuda.MarginalizedNodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, R)
-		if onCPU(err, warn) {
-			return nil, false, nil
-		}
-		return bad, true, err
+		bad, err = cuda.MarginalizedNodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out)
 	}
-	cpuOnly(fmt.Sprintf("mode %q of the marginalized kernel", mode), warn)
-	return nil, false, nil
+	if onCPU(err, warn) {
+		return nil, false, nil
+	}
+	return bad, true, err
 }
 
-// run computes the marginalized kernel in one mode into the caller's buffers;
-// order is the gradient column of each hyperparameter in Go's order.
-func run(mode string, p *mgkParams, opt mgk.Options, r *request, b buffers, order []int) ([]mgk.Unconverged, error) {
+// run computes mode on the CPU into the checked buffers.
+func run(mode string, opt mgk.Options, r *request, o outputs) ([]mgk.Unconverged, error) {
 	X, Y := r.x.graphs, r.y.graphs
-	nx, ny := len(X), len(Y)
 	switch mode {
-	case "gram", "gram_grad":
-		K, err := output[float64](b.out, b.outLen, nx*ny, "out")
-		if err != nil {
-			return nil, err
-		}
-		iters, err := optionalOutput[int32](b.iters, b.itersLen, nx*ny, "iters")
-		if err != nil {
-			return nil, err
-		}
-		if mode == "gram" {
-			return mgk.Gram(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, K, iters)
-		}
-		if err := checkIndex(order, p.NParams, mgk.NumParams(opt)); err != nil {
-			return nil, err
-		}
-		G, err := output[float64](b.grad, b.gradLen, nx*ny*p.NParams, "grad")
-		if err != nil {
-			return nil, err
-		}
-		bad, err := mgk.GramGrad(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, K, G, iters)
-		if err == nil {
-			reorder(G, order)
-		}
-		return bad, err
+	case "gram":
+		return mgk.Gram(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, o.out, o.iters)
+	case "gram_grad":
+		return mgk.GramGrad(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, o.out, o.grad, o.iters)
 	case "diag":
-		d, err := output[float64](b.out, b.outLen, nx, "out")
-		if err != nil {
-			return nil, err
-		}
-		return mgk.Diag(X, r.x.starts, opt, d)
-	case "nodal":
-		R, err := output[float64](b.out, b.outLen, nodes(r.x)*nodes(r.y), "out")
-		if err != nil {
-			return nil, err
-		}
-		return mgk.Nodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, R)
+		return mgk.Diag(X, r.x.starts, opt, o.out)
 	}
-	return nil, inputError("unknown mode %q for the marginalized kernel", mode)
+	return mgk.Nodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, o.out)
 }
 
 // checkIndex checks that order, the gradient column of each hyperparameter in
