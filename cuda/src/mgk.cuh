@@ -17,6 +17,7 @@
 #include "gg/mk.h"
 #include "gg/pair.h"
 #include "gg/tile.h"
+#include "persistent.cuh"
 
 namespace gg {
 
@@ -451,10 +452,7 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     __shared__ MgkPair<T> pr;
     GG_DYNAMIC_SHARED(stage);
     for (;;) {
-        if (threadIdx.x == 0) sh.job = atomicAdd(counter, 1);
-        __syncthreads();
-        const int job = sh.job;
-        __syncthreads();
+        const int job = next_job(counter, sh.job);
         if (job >= njobs) return;
         const MgkJob jb = jobs[job];
         publish_pair<T, Table>(pr, stage, X, Y, jb, edge, work);
@@ -584,10 +582,7 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     __shared__ MgkPair<T> pr;
     GG_DYNAMIC_SHARED(stage);
     for (;;) {
-        if (threadIdx.x == 0) sh.job = atomicAdd(counter, 1);
-        __syncthreads();
-        const int job = sh.job;
-        __syncthreads();
+        const int job = next_job(counter, sh.job);
         if (job >= njobs) return;
         const MgkJob jb = jobs[job];
         publish_pair<T, Table>(pr, stage, X, Y, jb, edge, work);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "gg/mk.h"
+#include "persistent.cuh"
 
 namespace gg {
 
@@ -96,9 +97,7 @@ __global__ void __launch_bounds__(SP_THREADS) sp_walk(ggc_sp_graphs X, ggc_sp_gr
     __shared__ double red[SP_WARPS];
     __shared__ int job_s;
     for (;;) {
-        if (threadIdx.x == 0) job_s = atomicAdd(counter, 1);
-        __syncthreads();
-        const int job = job_s;
+        const int job = next_job(counter, job_s);
         if (job >= njobs) return;
         const SpJob jb = jobs[job];
         const SpGraph A = sp_graph(X, jb.i), B = sp_graph(Y, jb.j);
