@@ -39,6 +39,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
+from _datasets import DATASETS  # noqa: E402
 import graphgram  # noqa: E402
 from graphgram import MarginalizedGraphKernel, datasets  # noqa: E402
 from graphgram import distributed as gg_distributed  # noqa: E402
@@ -61,7 +62,7 @@ def main():
     parser.add_argument("--n", type=int, default=400, help="NCI1 graphs (seeded subset)")
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (1 thread each)")
     parser.add_argument("--block-size", type=int, default=None, help="graphs per block (default: chosen)")
-    parser.add_argument("--datasets", default=str(HERE.parent.parent.parent / "shared" / "datasets"))
+    parser.add_argument("--datasets", default=str(DATASETS))
     args = parser.parse_args()
 
     import distributed

@@ -15,7 +15,8 @@ changes can be compared::
 Sets (``--only`` names)
 -----------------------
 MUTAG, ENZYMES, PROTEINS, NCI1
-    TU data sets from ../shared/datasets (``--datasets``). Node kernel
+    TU data sets from $GRAPHGRAM_DATASETS, by default shared/datasets beside the
+    repository (``--datasets``). Node kernel
     KroneckerDelta(0.5) on ``label``; edge kernel KroneckerDelta(0.5) on the edge
     ``label`` where the set has one (MUTAG), else Constant(1). Subsets are
     seeded random samples, listed in the JSON.
@@ -131,6 +132,7 @@ SNAPSHOT_OF = _snapshot_package()
 
 import numpy as np  # noqa: E402
 
+from _datasets import DATASETS  # noqa: E402
 import graphgram  # noqa: E402
 from graphgram import Graph, datasets, molecules  # noqa: E402
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct  # noqa: E402
@@ -219,8 +221,9 @@ def machine_info(jobs):
         "python": platform.python_version(),
         "numpy": np.__version__,
         "blas": blas,
-        "graphgram_path": os.path.dirname(graphgram.__file__),
-        "graphgram_snapshot_of": SNAPSHOT_OF,
+        # Paths relative to the repository: a temporary copy is "snapshot", a machine's own folders stay out of results.
+        "graphgram_path": "snapshot" if SNAPSHOT_OF else os.path.relpath(os.path.dirname(graphgram.__file__), REPO),
+        "graphgram_snapshot_of": SNAPSHOT_OF and os.path.relpath(SNAPSHOT_OF, REPO),
         "graphgram_commit": _git("rev-parse", "HEAD"),
         "graphgram_worktree_changes": modified,
         "go_core": go_core,
@@ -673,7 +676,7 @@ def parse_args(argv=None):
     p.add_argument("--subset", nargs="+", default=[], metavar="NAME=N",
                    help="graphs in a set's Gram matrix, e.g. NCI1=2000 (0 = all)")
     p.add_argument("--q", type=float, default=0.01, help="stopping probability (default: %(default)s)")
-    p.add_argument("--datasets", default=os.path.join(REPO, "..", "shared", "datasets"),
+    p.add_argument("--datasets", default=str(DATASETS),
                    help="folder of the TU data sets (default: ../shared/datasets)")
     p.add_argument("--out", default=None,
                    help="JSON result file; a CSV is written beside it (default: benchmarks/results/mgk.json, "
@@ -773,7 +776,7 @@ def main(argv=None):
     t_start = time.perf_counter()
     info = machine_info(args.jobs)
     log("graphgram %s (copy of %s, commit %s), %s, %d cores, load %s" % (
-        info["graphgram_path"], SNAPSHOT_OF, info["graphgram_commit"][:10], info["cpu_model"], info["cores_available"],
+        info["graphgram_path"], info["graphgram_snapshot_of"], info["graphgram_commit"][:10], info["cpu_model"], info["cores_available"],
         " ".join("%.2f" % x for x in info["loadavg_start"])))
     peak = numpy_peak(peak_n, args.peak_repeats, args.jobs)
     log("NumPy %dx%d float64 matmul: %.1f GFLOP/s (%d threads)" % (peak_n, peak_n, peak["gflops"], args.jobs))

@@ -1,6 +1,7 @@
 """Molecular property regression: graphgram's marginalized kernel against fingerprints.
 
-For each MoleculeNet set (ESOL, FreeSolv, QM7 from ../shared/datasets), on a
+For each MoleculeNet set (ESOL, FreeSolv, QM7 from $GRAPHGRAM_DATASETS, by default
+shared/datasets beside the repository), on a
 seeded random subset and random 80/20 train/test splits, in one run:
 
 - ``mean``: predicting the training mean;
@@ -38,14 +39,13 @@ from sklearn.gaussian_process.kernels import ConstantKernel, Kernel, WhiteKernel
 from sklearn.kernel_ridge import KernelRidge  # noqa: E402
 from sklearn.model_selection import KFold  # noqa: E402
 
+from _datasets import require  # noqa: E402
 import graphgram  # noqa: E402
 from graphgram import MarginalizedGraphKernel, molecular_kernel  # noqa: E402
 from graphgram.microkernels import Convolution, KroneckerDelta, TensorProduct  # noqa: E402
 from graphgram.molecules import from_smiles  # noqa: E402
 
-DATA = Path(os.environ.get("GRAPHGRAM_DATASETS", HERE.parent.parent.parent / "shared" / "datasets"))
-if not DATA.exists():
-    DATA = Path("/work/shared/datasets")
+DATA = require()
 SETS = {
     "ESOL": ("ESOL/delaney-processed.csv", "smiles", "measured log solubility in mols per litre"),
     "FreeSolv": ("FreeSolv/SAMPL.csv", "smiles", "expt"),

@@ -29,9 +29,11 @@ import sys
 import tempfile
 import time
 
+from _datasets import require
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 NEW = os.path.join(os.path.dirname(HERE), "python")
-DATA = "/work/shared/datasets"
+DATA = str(require())
 
 
 def esol(n):
@@ -129,7 +131,7 @@ def run_worker(pkg, task, n, jobs, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--old", default="/tmp/solver_old/python")
+    ap.add_argument("--old", help="python/ folder of the old build (a git archive of it, built with setup.py build_ext --inplace)")
     ap.add_argument("--sets", nargs="*", default=["MUTAG", "NCI1=400", "ENZYMES=200", "PROTEINS=200", "PROTEIN3D", "GP=300"])
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=2)
@@ -140,6 +142,8 @@ def main():
         task, n, jobs, out = a.worker
         worker(task, int(n), int(jobs), out)
         return
+    if not a.old:
+        ap.error("--old is required: the python/ folder of the build to compare with")
     import numpy as np
     tmp = tempfile.mkdtemp(prefix="bench_solver_")
     rows = []

@@ -44,7 +44,8 @@ gg-K, gk-K MB   the same peaks minus the size of the result matrix (N²·8 bytes
 max |dK|, rel   largest absolute and relative entrywise difference
 
 The machine's core count is printed; graphgram uses all cores (--jobs), GraKeL
-one. Data sets are read from ../shared/datasets (--datasets).
+one. Data sets are read from $GRAPHGRAM_DATASETS, by default shared/datasets
+beside the repository (--datasets).
 """
 
 import argparse
@@ -61,6 +62,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
+from _datasets import DATASETS  # noqa: E402
 from graphgram.datasets import load_tu  # noqa: E402
 from graphgram.microkernels import KroneckerDelta, TensorProduct  # noqa: E402
 from graphgram import RandomWalkKernel  # noqa: E402
@@ -142,7 +144,7 @@ def row(kind, name, n, gg, gk, repeat):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--datasets", default=str(HERE.parent.parent / "shared" / "datasets"))
+    ap.add_argument("--datasets", default=str(DATASETS))
     ap.add_argument("--only", nargs="+", choices=SETS, default=SETS, help="data sets for the shortest-path rows")
     ap.add_argument("--rw-sets", nargs="*", choices=SETS, default=["MUTAG"],
                     help="data sets for the random-walk rows (GraKeL's are slow beyond MUTAG)")

@@ -5,9 +5,10 @@ its own (so that any process-local numbering of labels would differ from the
 parent's), then loads the objects pickled in IN with pickle, joblib and
 cloudpickle and writes what they compute to OUT (.npz).
 
-``python _child.py interrupt``: starts a long Gram matrix, is sent SIGINT by the
-parent, and prints how long the KeyboardInterrupt took and whether the next
-call works.
+``python _child.py interrupt``: starts a long Gram matrix with its progress bar
+drawn from the first poll on (on stderr), is sent SIGINT by the parent once the
+bar shows pairs done, and prints when the KeyboardInterrupt arrived and whether
+the next call works.
 
 ``python _child.py hostile``: runs every malformed-input case of
 hostile_cases() and prints one JSON line per case.
@@ -61,13 +62,14 @@ def compute_all(objs):
 
 
 def interrupt():
-    from graphgram import MarginalizedGraphKernel, datasets
+    from graphgram import MarginalizedGraphKernel, _backend, datasets
     from graphgram.microkernels import KroneckerDelta, TensorProduct
 
     graphs, _ = datasets.load_mutag()
     k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(label=KroneckerDelta(0.5)),
-                                q=0.01, verbose=False)
+                                q=0.01, verbose=True)
     many = distinct_copies(graphs, 40)
+    _backend._PROGRESS_DELAY = 0  # the parent watches the bar to know that Go is computing
     print("ready", flush=True)
     t = None
     try:
@@ -75,6 +77,7 @@ def interrupt():
         print("finished", flush=True)
     except KeyboardInterrupt:
         t = time.monotonic()
+    _backend._PROGRESS_DELAY = 2.0
     print(json.dumps({"caught_at": t, "small_call_ok": bool(np.isfinite(k(graphs[:4])).all())}), flush=True)
 
 

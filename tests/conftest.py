@@ -1,5 +1,6 @@
 """Shared pytest fixtures: where the real data sets live, and random test graphs."""
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -8,16 +9,23 @@ import pytest
 import graphgram
 
 REPO = Path(__file__).resolve().parents[1]
-DATASETS = REPO.parent / "shared" / "datasets"
+# The TU and MoleculeNet data sets: $GRAPHGRAM_DATASETS, by default shared/datasets beside the repository.
+DATASETS = Path(os.environ.get("GRAPHGRAM_DATASETS") or REPO.parent / "shared" / "datasets")
 GOLDEN = REPO / "gokernel" / "mgk" / "testdata"
+
+
+def dataset_dir(name=""):
+    """The folder of one data set (or of all with no name); skips the test when it is absent."""
+    d = DATASETS / name
+    if not d.is_dir():
+        pytest.skip("%s is not available (set GRAPHGRAM_DATASETS to the folder of the data sets)" % d)
+    return d
 
 
 @pytest.fixture(scope="session")
 def datasets_dir():
-    """The folder of TU and MoleculeNet data sets beside the repository (skip if absent)."""
-    if not DATASETS.is_dir():
-        pytest.skip("shared/datasets is not beside the repository")
-    return DATASETS
+    """The folder of TU and MoleculeNet data sets (skip if absent)."""
+    return dataset_dir()
 
 
 @pytest.fixture(scope="session")

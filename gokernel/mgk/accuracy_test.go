@@ -10,7 +10,6 @@ import (
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
-	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
 // calibrate names the data sets TestCalibrateAccuracy measures, as
@@ -95,11 +94,7 @@ func TestCalibrateAccuracy(t *testing.T) {
 func dataSubset(t *testing.T, spec string) (string, []*graph.Graph) {
 	t.Helper()
 	name, count, _ := strings.Cut(spec, ":")
-	ds, err := tudataset.Load("/work/shared/datasets/"+name, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs := ds.Graphs
+	gs := loadSet(t, name).Graphs
 	if n, err := strconv.Atoi(count); err == nil && n < len(gs) {
 		sub := make([]*graph.Graph, n)
 		for i := range sub {

@@ -32,10 +32,7 @@ func TestPairCPUTime(t *testing.T) {
 	if *cpuPairs == 0 {
 		t.Skip("no -cpupairs")
 	}
-	ds, err := tudataset.Load("/work/shared/datasets/"+*cpuSet, *cpuSet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := loadSet(t, *cpuSet)
 	gs := ds.Graphs
 	slices.SortStableFunc(gs, func(a, b *graph.Graph) int { return a.N - b.N })
 	type cfg struct {
@@ -92,12 +89,10 @@ func TestGramGradCPUTime(t *testing.T) {
 	if *cpuPairs == 0 {
 		t.Skip("no -cpupairs")
 	}
-	ds, err := tudataset.Load("/work/shared/datasets/"+*cpuSet, *cpuSet)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := loadSet(t, *cpuSet)
 	gs := ds.Graphs[:min(*cpuPairs, len(ds.Graphs))]
 	n := len(gs)
+	var err error
 	if *cpuOnly != "" {
 		for _, c := range solverConfigs {
 			if c.name != *cpuOnly {
@@ -145,4 +140,18 @@ func TestGramGradCPUTime(t *testing.T) {
 			t.Logf("grad=%v %-13s cpu %v  ×%.2f", grad, c.name, best[ci], best[0].Seconds()/best[ci].Seconds())
 		}
 	}
+}
+
+// loadSet loads a TU data set from tudataset.Dir, skipping the test when it is absent.
+func loadSet(t *testing.T, name string) *tudataset.Dataset {
+	t.Helper()
+	dir, err := tudataset.SetDir(name)
+	if err != nil {
+		t.Skip(err)
+	}
+	ds, err := tudataset.Load(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

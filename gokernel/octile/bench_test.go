@@ -3,7 +3,6 @@ package octile
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 	"github.com/graphgram/graphgram/gokernel/octile/octiletest"
+	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
 // Benchmarks. Effective GFLOP/s counts 2 flops per nonzero of the product
@@ -19,8 +19,9 @@ import (
 //
 //	go test -run XXX -bench . -benchtime 200ms ./gokernel/octile
 //
-// TU data are read from $GRAPHGRAM_DATASETS (default /work/shared/datasets);
-// benchmarks on them are skipped when the files are missing.
+// TU data are read from tudataset.Dir ($GRAPHGRAM_DATASETS, or shared/datasets
+// above the working directory); benchmarks on them are skipped when the files
+// are missing.
 
 // benchPair is a pair of graphs of a data set's typical size.
 type benchPair struct {
@@ -32,13 +33,6 @@ var (
 	benchOnce  sync.Once
 	benchPairs []benchPair
 )
-
-func datasetsDir() string {
-	if d := os.Getenv("GRAPHGRAM_DATASETS"); d != "" {
-		return d
-	}
-	return "/work/shared/datasets"
-}
 
 // typicalPair returns the two graphs whose node counts are closest to the mean.
 func typicalPair(gs []*graph.Graph) (*graph.Graph, *graph.Graph) {
@@ -80,8 +74,13 @@ func largestPair(gs []*graph.Graph) (*graph.Graph, *graph.Graph) {
 
 func loadBenchPairs() {
 	feat := func(g *graph.Graph, seed uint64) *graph.Graph { return octiletest.WithEdgeFeatures(g, 3, seed) }
-	for _, name := range []string{"MUTAG", "NCI1", "PROTEINS"} {
-		gs, err := octiletest.ReadTU(datasetsDir(), name)
+	sets := []string{"MUTAG", "NCI1", "PROTEINS"}
+	root, err := tudataset.Dir()
+	if err != nil {
+		sets = nil // the synthetic pairs only
+	}
+	for _, name := range sets {
+		gs, err := octiletest.ReadTU(root, name)
 		if err != nil {
 			continue
 		}

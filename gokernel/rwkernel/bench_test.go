@@ -1,7 +1,6 @@
 package rwkernel
 
 import (
-	"os"
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
@@ -10,9 +9,9 @@ import (
 
 func loadTU(b *testing.B, name string) []*graph.Graph {
 	b.Helper()
-	dir := "/work/shared/datasets/" + name
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("data set %s not available", name)
+	dir, err := tudataset.SetDir(name)
+	if err != nil {
+		b.Skip(err)
 	}
 	d, err := tudataset.Load(dir, name)
 	if err != nil {

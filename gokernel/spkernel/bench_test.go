@@ -3,20 +3,17 @@ package spkernel
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
-const dataDir = "/work/shared/datasets"
-
 func loadTU(b *testing.B, name string) []*graph.Graph {
 	b.Helper()
-	dir := dataDir + "/" + name
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("data set %s not available", name)
+	dir, err := tudataset.SetDir(name)
+	if err != nil {
+		b.Skip(err)
 	}
 	d, err := tudataset.Load(dir, name)
 	if err != nil {

@@ -129,9 +129,9 @@ func TestLoadErrors(t *testing.T) {
 // TestMUTAG checks the shared MUTAG copy when it is present: 188 graphs,
 // 3371 nodes, 7442 lines in MUTAG_A.txt giving 3721 undirected edges.
 func TestMUTAG(t *testing.T) {
-	dir := "/work/shared/datasets/MUTAG"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("MUTAG not available")
+	dir, err := SetDir("MUTAG")
+	if err != nil {
+		t.Skip(err)
 	}
 	ds, err := Load(dir, "MUTAG")
 	if err != nil {
@@ -148,5 +148,44 @@ func TestMUTAG(t *testing.T) {
 	// MUTAG graph 1 has 17 nodes and 19 bonds.
 	if g := ds.Graphs[0]; g.N != 17 || g.NumEdges() != 19 {
 		t.Errorf("graph 1: %d nodes, %d edges", g.N, g.NumEdges())
+	}
+}
+
+// TestDir: $GRAPHGRAM_DATASETS wins; without it the folder is found by walking
+// up from the working directory; a missing folder is an error naming the
+// variable.
+func TestDir(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "shared", "datasets")
+	deep := filepath.Join(root, "repo", "gokernel", "pkg")
+	for _, d := range []string{filepath.Join(data, "MUTAG"), deep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(deep)
+	t.Setenv(DirEnv, "")
+	if got, err := Dir(); err != nil || got != data {
+		t.Errorf("walking up: Dir() = %q, %v; want %q", got, err, data)
+	}
+	if got, err := SetDir("MUTAG"); err != nil || got != filepath.Join(data, "MUTAG") {
+		t.Errorf("SetDir(MUTAG) = %q, %v", got, err)
+	}
+	if _, err := SetDir("NCI1"); err == nil || !strings.Contains(err.Error(), DirEnv) {
+		t.Errorf("SetDir(NCI1) error %v, want one naming $%s", err, DirEnv)
+	}
+	other := t.TempDir()
+	t.Setenv(DirEnv, other)
+	if got, err := Dir(); err != nil || got != other {
+		t.Errorf("with $%s: Dir() = %q, %v; want %q", DirEnv, got, err, other)
+	}
+	t.Setenv(DirEnv, filepath.Join(other, "missing"))
+	if _, err := Dir(); err == nil || !strings.Contains(err.Error(), DirEnv) {
+		t.Errorf("missing $%s folder: error %v", DirEnv, err)
+	}
+	t.Setenv(DirEnv, "")
+	t.Chdir(other)
+	if _, err := Dir(); err == nil || !strings.Contains(err.Error(), DirEnv) {
+		t.Errorf("nothing above %s: error %v, want one naming $%s", other, err, DirEnv)
 	}
 }

@@ -45,9 +45,14 @@ _DESC_WORDS = 18
 _EXCEPTIONS = {"ValueError": ValueError, "MemoryError": MemoryError, "RuntimeError": RuntimeError,
                "KeyboardInterrupt": KeyboardInterrupt}
 
-# Progress bars appear only for calls that are still running after this long.
+# Progress bars appear only for calls still running after _PROGRESS_DELAY
+# seconds: a call that ends sooner draws nothing (no bar flashes by for the
+# many short calls of a GP fit or a cross-validation). The calling thread looks
+# at the control block every _POLL seconds, on the clock _clock (a name of its
+# own so that tests can drive it).
 _PROGRESS_DELAY = 2.0
 _POLL = 0.05
+_clock = time.monotonic
 
 
 def cuda_library():
@@ -519,11 +524,12 @@ def _run(function, args, ctl, verbose, desc):
     worker = threading.Thread(target=target, name="graphgram-go-call", daemon=True)
     show = get_config()["progress"] if verbose is None else bool(verbose)
     bar = None
-    t0 = time.monotonic()
+    t0 = _clock()
     worker.start()
     try:
         while not finished.wait(_POLL):
-            if show and bar is None and time.monotonic() - t0 > _PROGRESS_DELAY and ctl[2] > 0:
+            running = _clock() - t0
+            if show and bar is None and running >= _PROGRESS_DELAY and ctl[2] > 0:
                 bar = _progress_bar(int(ctl[2]), desc)
             if bar is not None:
                 if bar.total != int(ctl[2]):

@@ -1,7 +1,7 @@
 // Command graphgram computes the marginalized graph kernel Gram matrix of a TU
 // data set and writes it as a .npy file:
 //
-//	go run ./gokernel/cmd/graphgram -data /work/shared/datasets/MUTAG -q 0.01 -o K.npy
+//	go run ./gokernel/cmd/graphgram -data ../shared/datasets/MUTAG -q 0.01 -o K.npy
 //
 // The node and edge kernels default to KroneckerDelta(0.5) on the label column
 // when the data set has labels, Constant(1) otherwise; -node and -edge take the

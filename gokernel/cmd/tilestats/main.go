@@ -31,6 +31,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/octile/octiletest"
 	"github.com/graphgram/graphgram/gokernel/reorder"
+	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
 // OrderStats is the tile census of one data set under one order.
@@ -53,7 +54,8 @@ type SetStats struct {
 }
 
 func main() {
-	data := flag.String("data", "/work/shared/datasets", "directory holding the TU data sets")
+	defaultData, _ := tudataset.Dir()
+	data := flag.String("data", defaultData, "directory holding the TU data sets (default: $"+tudataset.DirEnv+", or shared/datasets above the working directory)")
 	sets := flag.String("sets", "MUTAG,ENZYMES,PROTEINS,NCI1", "comma-separated TU data set names")
 	synth := flag.Int("synthetic", 100, "graphs per synthetic set (0: none)")
 	asJSON := flag.Bool("json", false, "write JSON instead of a table")
