@@ -7,14 +7,17 @@ tool (
 	golang.org/x/tools/cmd/goimports
 )
 
+// gopy is a direct requirement: the extension code it generates (setup.py)
+// imports it, although no file in the tree does, so `go mod tidy` would mark it
+// indirect and the build would move it back.
 require (
+	github.com/go-python/gopy v0.4.10
 	github.com/sbinet/npyio v0.6.0
 	gonum.org/v1/gonum v0.17.0
 )
 
 require (
 	github.com/campoy/embedmd v1.0.0 // indirect
-	github.com/go-python/gopy v0.4.10 // indirect
 	github.com/gonuts/commander v0.1.0 // indirect
 	github.com/gonuts/flag v0.1.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect

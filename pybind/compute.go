@@ -35,11 +35,13 @@ var kernels = map[string]kernelFunc{
 	"marginalized":  marginalized,
 	"shortest_path": shortestPath,
 	"random_walk":   randomWalk,
+	"explicit":      explicit,
 }
 
 // Compute is the one entry point of every kernel computation.
 //
-// kernel names the kernel ("marginalized", "shortest_path", "random_walk"),
+// kernel names the kernel ("marginalized", "shortest_path", "random_walk",
+// "explicit"),
 // mode the result ("gram": K(X, Y), or K(X, X) when descY is 0; "diag": K(x, x)
 // for x in X; "nodal": node-pair similarities; "gram_grad": K(X, X) and its
 // gradient), params its parameters as JSON (docs/abi.md). descX/descY are batch

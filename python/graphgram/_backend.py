@@ -188,11 +188,13 @@ def _kind_of(arr):
     return "str" if arr.dtype.kind in "UO" else "num"
 
 
-def _columns(graphs_by_name, attr, kind, why):
+def _columns(graphs_by_name, attr, kind, why, discrete=False):
     """Validate one attribute over the graphs of a call; return (width, value kind).
 
     graphs_by_name: list of (list name, graphs). A graph with no nodes (edges)
-    of that kind needs no such attribute.
+    of that kind needs no such attribute. With ``discrete``, the attribute must
+    be a label: one string, integer or boolean per node (edge), or floats that
+    are all whole numbers.
     """
     width = value_kind = None
     first = None
@@ -208,6 +210,8 @@ def _columns(graphs_by_name, attr, kind, why):
                                  % (name, i, kind, attr, why, ", ".join(attrs) or "no %s attributes" % kind))
             w = 1 if a.ndim == 1 else a.shape[1]
             vk = _kind_of(a)
+            if discrete:
+                _check_discrete(a, "%s[%d]" % (name, i), kind, attr, why)
             if width is None:
                 width, value_kind, first = w, vk, "%s[%d]" % (name, i)
             elif w != width:
@@ -221,7 +225,23 @@ def _columns(graphs_by_name, attr, kind, why):
     return (width or 1), (value_kind or "num")
 
 
-def _feature_matrix(graphs_by_name, attrs, kind):
+def _check_discrete(a, where, kind, attr, why):
+    """Raise TypeError, naming the graph and the attribute, unless ``a`` holds one
+    discrete label per node (edge)."""
+    what = "%s: %s attribute %r (%s)" % (where, kind, attr, why)
+    if a.ndim != 1:
+        raise TypeError("%s holds vectors of length %d; a label is one string or integer per %s"
+                        % (what, a.shape[1], kind))
+    if a.dtype.kind == "f":
+        bad = a[a != np.round(a)]
+        if bad.size:
+            raise TypeError("%s holds non-integer numbers (e.g. %r); a label is a string or an integer, and "
+                            "continuous attributes need another kernel" % (what, float(bad[0])))
+    elif a.dtype.kind not in "iubUO":
+        raise TypeError("%s holds %s values; a label is a string or an integer" % (what, a.dtype))
+
+
+def _feature_matrix(graphs_by_name, attrs, kind, discrete=()):
     """Pack the attributes ``attrs`` (name -> why it is needed) of every graph of the call.
 
     Returns ({list name: feature matrix}, layout) with layout name -> (column, width,
@@ -236,7 +256,7 @@ def _feature_matrix(graphs_by_name, attrs, kind):
     plan = []
     col = 0
     for attr, why in attrs.items():
-        width, value_kind = _columns(graphs_by_name, attr, kind, why)
+        width, value_kind = _columns(graphs_by_name, attr, kind, why, attr in discrete)
         plan.append((attr, col, width, value_kind))
         col += width
     vocab = {}
@@ -323,7 +343,7 @@ def as_graph_list(X, name="X"):
     return graphs
 
 
-def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None):
+def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ())):
     """Validate and pack the graphs of one call.
 
     Parameters
@@ -335,6 +355,8 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None):
     start : callable, optional
         ``start(name, graphs)`` returns the start probability of every node of
         those graphs, concatenated.
+    discrete : (node attribute names, edge attribute names)
+        Attributes that must be discrete labels (strings, integers, or whole floats).
 
     Returns
     -------
@@ -344,8 +366,8 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None):
         feature matrices (see ``_feature_matrix``).
     """
     lists = [("X", X)] + ([] if Y is None else [("Y", Y)])
-    node_feat, node_layout = _feature_matrix(lists, dict(node_attrs), "node")
-    edge_feat, edge_layout = _feature_matrix(lists, dict(edge_attrs), "edge")
+    node_feat, node_layout = _feature_matrix(lists, dict(node_attrs), "node", discrete[0])
+    edge_feat, edge_layout = _feature_matrix(lists, dict(edge_attrs), "edge", discrete[1])
     packed = []
     for name, graphs in lists:
         node_ptr, edge_ptr, edges, weights = _structure(name, graphs)

@@ -110,7 +110,8 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
 
     Subclasses set ``_kernel`` (the Go core's name), implement ``_attributes()``
     (the node and edge attributes to pack) and ``_params(node_layout,
-    edge_layout)`` (the JSON parameters), and may override ``_start``.
+    edge_layout)`` (the JSON parameters), and may override ``_start`` and
+    ``_discrete()`` (attributes that must be labels).
     """
 
     _kernel = None
@@ -125,6 +126,10 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         raise NotImplementedError
 
     _start = None  # or a method (name, graphs) -> start probabilities of every node
+
+    def _discrete(self):
+        """Return (node attributes, edge attributes) that must hold discrete labels."""
+        return (), ()
 
     @staticmethod
     def _spec(what, kernel, layout, index=None, prefix=""):
@@ -178,7 +183,8 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         # Refuse a result that cannot fit before spending time on packing.
         _backend.check_memory(shape, n_params, iterations)
         node_attrs, edge_attrs = self._attributes()
-        px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start)
+        px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start,
+                                                         discrete=self._discrete())
         params = dict(self._params(node_layout, edge_layout), **_backend.device_params(self.device, self.precision))
         out, extras = _backend.compute(self._kernel, mode, params, px, py, shape, n_params=n_params,
                                        iterations=iterations, verbose=getattr(self, "verbose", None))

@@ -1,0 +1,357 @@
+// Package wl computes the explicit feature maps of the Weisfeiler–Lehman
+// family (Shervashidze et al. 2011; Kriege et al. 2016) and of the vertex and
+// edge label histograms: sparse count vectors, one per graph, whose products
+// over a semiring (package sparsegram) are the kernels.
+//
+// Labels are numbered over all the graphs of one call, so that the feature
+// vectors of X and Y share one dictionary by construction; no dictionary
+// outlives the call.
+package wl
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/schedule"
+	"github.com/graphgram/graphgram/gokernel/sparsegram"
+)
+
+// MaxIterations bounds Options.Iterations: each iteration adds one label per
+// node to the features, and colour refinement stabilises after at most as
+// many iterations as the largest graph has nodes (in practice a handful).
+const MaxIterations = 100
+
+// Options configures Features.
+type Options struct {
+	// Iterations is h ≥ 0: the labels of refinement rounds 0..h are counted
+	// (h = 0 is the vertex label histogram).
+	Iterations int
+	// NodeLabelCol is the node feature column holding the discrete label; -1
+	// starts from the node degrees (number of incident edges, a self-loop
+	// counted once).
+	NodeLabelCol int
+	// EdgeLabelCol, when ≥ 0, is the edge feature column holding the edge
+	// label: a node's new label then refines by the multiset of (edge label,
+	// neighbour label) pairs instead of the multiset of neighbour labels.
+	EdgeLabelCol int
+	// NJobs is the number of goroutines; <= 0 uses all cores.
+	NJobs int
+	// Control stops the computation between graphs; nil for none.
+	Control *schedule.Control
+}
+
+// Features returns the Weisfeiler–Lehman feature matrix of graphs: row g
+// counts, for every round i in 0..h, the nodes of graph g that carry each
+// label of round i. Round 0 labels are the distinct values of the label
+// column (or the degrees); the round-i label of node v is the pair (its round
+// i−1 label, the sorted multiset of its neighbours' round i−1 labels — with
+// edge labels, of the (edge label, neighbour label) pairs), numbered by first
+// appearance. Every round numbers its labels after the previous round's, so
+// the dot product of two rows is the WL subtree kernel and their histogram
+// intersection the WL optimal-assignment kernel. A self-loop makes a node its
+// own neighbour once.
+func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) {
+	if opt.Iterations < 0 || opt.Iterations > MaxIterations {
+		return nil, fmt.Errorf("iterations must be in [0, %d], got %d", MaxIterations, opt.Iterations)
+	}
+	if err := checkColumns(graphs, opt); err != nil {
+		return nil, err
+	}
+	start := make([]int, len(graphs)+1) // graph g's nodes are [start[g], start[g+1]) of the call
+	for g, gr := range graphs {
+		start[g+1] = start[g] + gr.N
+	}
+	rounds := make([][]int32, opt.Iterations+1)
+	var n int32
+	rounds[0], n = initialLabels(graphs, start, opt.NodeLabelCol)
+	var edgeLab []int32 // per graph-local edge, over the call; nil without edge labels
+	var edgeStart []int
+	if opt.EdgeLabelCol >= 0 {
+		edgeLab, edgeStart = edgeLabels(graphs, opt.EdgeLabelCol)
+	}
+	r := &refiner{graphs: graphs, start: start, edgeLab: edgeLab, edgeStart: edgeStart, opt: opt}
+	for i := 1; i <= opt.Iterations; i++ {
+		var err error
+		if rounds[i], n, err = r.round(rounds[i-1], n); err != nil {
+			return nil, err
+		}
+	}
+	return histogram(graphs, start, rounds, int(n), opt)
+}
+
+// EdgeFeatures returns the edge label histogram of graphs: row g counts the
+// edges of graph g by the label in edge feature column col, each edge in both
+// orientations and a self-loop once (the counts of GraKeL's EdgeHistogram).
+func EdgeFeatures(graphs []*graph.Graph, col int) (*sparsegram.Features, error) {
+	for g, gr := range graphs {
+		if gr.NumEdges() > 0 && col >= gr.EdgeCols {
+			return nil, fmt.Errorf("graph %d: edge label column %d but the edges have %d feature columns", g, col, gr.EdgeCols)
+		}
+	}
+	lab, estart := edgeLabels(graphs, col)
+	n := int32(0)
+	for _, l := range lab {
+		n = max(n, l+1)
+	}
+	f := &sparsegram.Features{NumCols: int(n), Ptr: make([]int, 1, len(graphs)+1)}
+	var ids []int32
+	for g, gr := range graphs {
+		ids = ids[:0]
+		for e := 0; e < gr.NumEdges(); e++ {
+			ids = append(ids, lab[estart[g]+e])
+			if gr.EdgeU[e] != gr.EdgeV[e] {
+				ids = append(ids, lab[estart[g]+e])
+			}
+		}
+		appendRow(f, ids)
+	}
+	return f, nil
+}
+
+func checkColumns(graphs []*graph.Graph, opt Options) error {
+	for g, gr := range graphs {
+		if opt.NodeLabelCol >= 0 && gr.N > 0 && opt.NodeLabelCol >= gr.NodeCols {
+			return fmt.Errorf("graph %d: node label column %d but the nodes have %d feature columns", g, opt.NodeLabelCol, gr.NodeCols)
+		}
+		if opt.EdgeLabelCol >= 0 && gr.NumEdges() > 0 && opt.EdgeLabelCol >= gr.EdgeCols {
+			return fmt.Errorf("graph %d: edge label column %d but the edges have %d feature columns", g, opt.EdgeLabelCol, gr.EdgeCols)
+		}
+	}
+	return nil
+}
+
+// initialLabels numbers the distinct round-0 values (labels or degrees) of
+// all nodes in increasing order of value; it returns the labels and their count.
+func initialLabels(graphs []*graph.Graph, start []int, col int) ([]int32, int32) {
+	vals := make([]float64, start[len(graphs)])
+	for g, gr := range graphs {
+		for v := 0; v < gr.N; v++ {
+			if col >= 0 {
+				vals[start[g]+v] = gr.Node(v)[col]
+			} else {
+				vals[start[g]+v] = float64(gr.RowPtr[v+1] - gr.RowPtr[v])
+			}
+		}
+	}
+	return compress(vals)
+}
+
+// edgeLabels numbers the distinct edge labels of all graphs; lab[estart[g]+e]
+// is the label of edge e of graph g.
+func edgeLabels(graphs []*graph.Graph, col int) (lab []int32, estart []int) {
+	estart = make([]int, len(graphs)+1)
+	for g, gr := range graphs {
+		estart[g+1] = estart[g] + gr.NumEdges()
+	}
+	vals := make([]float64, estart[len(graphs)])
+	for g, gr := range graphs {
+		for e := 0; e < gr.NumEdges(); e++ {
+			vals[estart[g]+e] = gr.Edge(e)[col]
+		}
+	}
+	lab, _ = compress(vals)
+	return lab, estart
+}
+
+// compress maps each value to the rank of its value among the distinct values.
+func compress(vals []float64) ([]int32, int32) {
+	distinct := slices.Clone(vals)
+	slices.Sort(distinct)
+	distinct = slices.Compact(distinct)
+	out := make([]int32, len(vals))
+	for i, v := range vals {
+		k, _ := slices.BinarySearch(distinct, v)
+		out[i] = int32(k)
+	}
+	return out, int32(len(distinct))
+}
+
+// refiner runs refinement rounds over all graphs of a call.
+type refiner struct {
+	graphs    []*graph.Graph
+	start     []int
+	edgeLab   []int32
+	edgeStart []int
+	opt       Options
+}
+
+// round computes the next labels from prev, numbering new labels from next on;
+// it returns them and the next free label.
+func (r *refiner) round(prev []int32, next int32) ([]int32, int32, error) {
+	// A node's signature is [its label, then its sorted neighbour entries]: one
+	// int32 per neighbour, or two (edge label, neighbour label) with edge labels.
+	width := 1
+	if r.edgeLab != nil {
+		width = 2
+	}
+	sigStart := make([]int, len(prev)+1)
+	for g, gr := range r.graphs {
+		for v := 0; v < gr.N; v++ {
+			u := r.start[g] + v
+			sigStart[u+1] = sigStart[u] + 1 + width*int(gr.RowPtr[v+1]-gr.RowPtr[v])
+		}
+	}
+	sig := make([]int32, sigStart[len(prev)])
+	hash := make([]uint64, len(prev))
+	err := schedule.Run(r.opt.Control, len(r.graphs), r.opt.NJobs, 16, func(_, g int) error {
+		gr := r.graphs[g]
+		for v := 0; v < gr.N; v++ {
+			u := r.start[g] + v
+			s := sig[sigStart[u]:sigStart[u+1]]
+			s[0] = prev[u]
+			nb := s[1:]
+			for k, p := 0, gr.RowPtr[v]; p < gr.RowPtr[v+1]; k, p = k+1, p+1 {
+				w := prev[r.start[g]+int(gr.Col[p])]
+				if width == 1 {
+					nb[k] = w
+				} else {
+					nb[2*k], nb[2*k+1] = r.edgeLab[r.edgeStart[g]+int(gr.EdgeOf[p])], w
+				}
+			}
+			if width == 1 {
+				slices.Sort(nb)
+			} else {
+				sortPairs(nb)
+			}
+			hash[u] = hashFunc(s)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	// Number the signatures by first appearance. Equal hashes are compared in
+	// full: a signature whose hash another one took first is numbered through
+	// an exact map of its words, so a collision never merges two labels.
+	labels := make([]int32, len(prev))
+	base := next
+	holder := make([]int, 0, len(prev)/4) // holder[l-base]: a node whose signature is label l
+	first := make(map[uint64]int32, len(prev)/4)
+	var collided map[string]int32
+	newLabel := func(u int) (int32, error) {
+		if next == math.MaxInt32 {
+			return 0, errors.New("more than 2^31 distinct labels")
+		}
+		holder = append(holder, u)
+		next++
+		return next - 1, nil
+	}
+	for u := range prev {
+		s := sig[sigStart[u]:sigStart[u+1]]
+		l, ok := first[hash[u]]
+		var err error
+		switch {
+		case !ok:
+			if l, err = newLabel(u); err != nil {
+				return nil, 0, err
+			}
+			first[hash[u]] = l
+		case !slices.Equal(sig[sigStart[holder[l-base]]:sigStart[holder[l-base]+1]], s):
+			if collided == nil {
+				collided = map[string]int32{}
+			}
+			key := sigKey(s)
+			if l, ok = collided[key]; !ok {
+				if l, err = newLabel(u); err != nil {
+					return nil, 0, err
+				}
+				collided[key] = l
+			}
+		}
+		labels[u] = l
+	}
+	return labels, next, nil
+}
+
+// sortPairs sorts the (a, b) pairs of s = [a0 b0 a1 b1 ...] lexicographically.
+func sortPairs(s []int32) {
+	n := len(s) / 2
+	// Insertion sort: neighbour lists are short (molecules: ≤ 4–6 entries);
+	// a long list falls back to a packed 64-bit sort.
+	if n <= 16 {
+		for i := 1; i < n; i++ {
+			a, b := s[2*i], s[2*i+1]
+			j := i - 1
+			for j >= 0 && (s[2*j] > a || s[2*j] == a && s[2*j+1] > b) {
+				s[2*j+2], s[2*j+3] = s[2*j], s[2*j+1]
+				j--
+			}
+			s[2*j+2], s[2*j+3] = a, b
+		}
+		return
+	}
+	packed := make([]uint64, n)
+	for i := range packed {
+		packed[i] = uint64(uint32(s[2*i]))<<32 | uint64(uint32(s[2*i+1]))
+	}
+	slices.Sort(packed)
+	for i, p := range packed {
+		s[2*i], s[2*i+1] = int32(p>>32), int32(uint32(p))
+	}
+}
+
+// sigKey is the bytes of a signature, a map key.
+func sigKey(s []int32) string {
+	b := make([]byte, 4*len(s))
+	for i, x := range s {
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	}
+	return string(b)
+}
+
+// hashFunc hashes signatures; tests replace it to force collisions.
+var hashFunc = hashSig
+
+// hashSig is a 64-bit hash of a signature (FNV-style mixing of whole words).
+func hashSig(s []int32) uint64 {
+	h := uint64(len(s)) * 0x9e3779b97f4a7c15
+	for _, x := range s {
+		h ^= uint64(uint32(x))
+		h *= 0x100000001b3
+		h ^= h >> 29
+	}
+	return h
+}
+
+// histogram builds the feature rows: for each graph, its nodes' labels of all
+// rounds, counted.
+func histogram(graphs []*graph.Graph, start []int, rounds [][]int32, numCols int, opt Options) (*sparsegram.Features, error) {
+	rows := make([][]int32, len(graphs)) // graph g's sorted label ids with repeats
+	err := schedule.Run(opt.Control, len(graphs), opt.NJobs, 64, func(_, g int) error {
+		ids := make([]int32, 0, len(rounds)*graphs[g].N)
+		for _, lab := range rounds {
+			ids = append(ids, lab[start[g]:start[g+1]]...)
+		}
+		slices.Sort(ids)
+		rows[g] = ids
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f := &sparsegram.Features{NumCols: numCols, Ptr: make([]int, 1, len(graphs)+1)}
+	for _, ids := range rows {
+		appendRow(f, ids)
+	}
+	return f, nil
+}
+
+// appendRow appends the row counting ids (sorted or not) to f.
+func appendRow(f *sparsegram.Features, ids []int32) {
+	if !slices.IsSorted(ids) {
+		slices.Sort(ids)
+	}
+	for k := 0; k < len(ids); {
+		j := k
+		for j < len(ids) && ids[j] == ids[k] {
+			j++
+		}
+		f.Col = append(f.Col, ids[k])
+		f.Val = append(f.Val, uint32(j-k))
+		k = j
+	}
+	f.Ptr = append(f.Ptr, len(f.Col))
+}

@@ -1,0 +1,90 @@
+package pybind
+
+import (
+	"slices"
+
+	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/sparsegram"
+	"github.com/graphgram/graphgram/gokernel/wl"
+)
+
+// explicitParams are the parameters of the explicit-feature kernels
+// (docs/abi.md): a feature map and the semiring that combines two maps.
+type explicitParams struct {
+	deviceParams
+	// Features is "wl" (Weisfeiler–Lehman label counts; n_iter 0 is the
+	// vertex histogram) or "edges" (edge label histogram).
+	Features     string `json:"features"`
+	NIter        int    `json:"n_iter"`
+	NodeLabelCol int    `json:"node_label_col"`
+	EdgeLabelCol int    `json:"edge_label_col"`
+	// Semiring is "product" (Σ x·y) or "min" (Σ min(x, y)).
+	Semiring string `json:"semiring"`
+	NJobs    int    `json:"n_jobs"`
+}
+
+// explicit computes an explicit-feature kernel: the feature maps of the call's
+// graphs (package wl, one label dictionary over X ∪ Y), then their product
+// over the semiring (package sparsegram).
+func explicit(mode string, params []byte, r *request, b buffers, warn *warnings) error {
+	var p explicitParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	opt := sparsegram.Options{NJobs: p.NJobs, Control: r.ctl}
+	switch p.Semiring {
+	case "product":
+		opt.Semiring = sparsegram.SumProduct
+	case "min":
+		opt.Semiring = sparsegram.SumMin
+	default:
+		return inputError("semiring must be 'product' or 'min', got %q", p.Semiring)
+	}
+	features := func(gs []*graph.Graph) (*sparsegram.Features, error) {
+		switch p.Features {
+		case "wl":
+			return wl.Features(gs, wl.Options{Iterations: p.NIter, NodeLabelCol: p.NodeLabelCol,
+				EdgeLabelCol: p.EdgeLabelCol, NJobs: p.NJobs, Control: r.ctl})
+		case "edges":
+			return wl.EdgeFeatures(gs, p.EdgeLabelCol)
+		}
+		return nil, inputError("features must be 'wl' or 'edges', got %q", p.Features)
+	}
+	if gpu, err := p.gpu(); err != nil {
+		return err
+	} else if gpu {
+		cpuOnly("the explicit-feature kernels", warn)
+	}
+	return graphKernel(mode, r, b,
+		func(X, Y []*graph.Graph, symmetric bool, _ struct{}, out []float64) error {
+			if symmetric {
+				f, err := features(X)
+				if err != nil {
+					return err
+				}
+				return sparsegram.Gram(f, nil, true, opt, out)
+			}
+			f, err := features(append(slices.Clip(X), Y...))
+			if err != nil {
+				return err
+			}
+			return sparsegram.Gram(rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y)), false, opt, out)
+		},
+		func(X []*graph.Graph, _ struct{}, out []float64) error {
+			f, err := features(X)
+			if err != nil {
+				return err
+			}
+			return sparsegram.Diag(f, opt, out)
+		}, struct{}{})
+}
+
+// rowRange returns rows [lo, hi) of f as a matrix of its own, sharing f's
+// column and value arrays.
+func rowRange(f *sparsegram.Features, lo, hi int) *sparsegram.Features {
+	ptr := make([]int, hi-lo+1)
+	for i := range ptr {
+		ptr[i] = f.Ptr[lo+i] - f.Ptr[lo]
+	}
+	return &sparsegram.Features{NumCols: f.NumCols, Ptr: ptr, Col: f.Col[f.Ptr[lo]:f.Ptr[hi]], Val: f.Val[f.Ptr[lo]:f.Ptr[hi]]}
+}
