@@ -5,7 +5,8 @@ exception and its message against EXPECTED."""
 import networkx as nx
 import numpy as np
 
-from graphgram import Graph, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, _backend
+from graphgram import (EdgeHistogramKernel, Graph, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel,
+                       WeisfeilerLehmanKernel, _backend)
 from graphgram.microkernels import BrownianBridge, Constant, KroneckerDelta, SquareExponential, TensorProduct
 
 NODE = TensorProduct(label=KroneckerDelta(0.5))
@@ -91,6 +92,23 @@ CASES = [
     ("zero-node graph", lambda: _check_finite(mgk()([Graph(0), ok_graph()]))),
     ("edgeless graph, every edge kernel", lambda: _edgeless_every_kernel()),
     ("edgeless networkx graph with named edge kernel", lambda: _check_finite(mgk()([_ion(), ok_graph()]))),
+    ("WL: negative n_iter", lambda: WeisfeilerLehmanKernel(n_iter=-1)([ok_graph()])),
+    ("WL: absurd n_iter", lambda: WeisfeilerLehmanKernel(n_iter=10**6)([ok_graph()])),
+    ("WL: float n_iter", lambda: WeisfeilerLehmanKernel(n_iter=2.5)([ok_graph()])),
+    ("WL: unknown base", lambda: WeisfeilerLehmanKernel(base="assignment")([ok_graph()])),
+    ("WL: missing node label",
+     lambda: WeisfeilerLehmanKernel()([ok_graph(), Graph(2, [(0, 1)], node_attrs={"x": [1, 2]})])),
+    ("WL: continuous node label",
+     lambda: WeisfeilerLehmanKernel(node_label="charge")([Graph(1, node_attrs={"charge": [2.0]}), Graph(
+         2, [(0, 1)], node_attrs={"charge": [0.0, -0.25]})])),
+    ("WL: vector node label", lambda: WeisfeilerLehmanKernel()([Graph(2, [(0, 1)], node_attrs={"label": [[1, 2], [3, 4]]})])),
+    ("WL: label types differ between X and Y",
+     lambda: WeisfeilerLehmanKernel()([ok_graph()], [Graph(2, [(0, 1)], node_attrs={"label": [6, 8]})])),
+    ("WL: continuous edge label",
+     lambda: WeisfeilerLehmanKernel(edge_label="w")([Graph(2, [(0, 1)], node_attrs={"label": [1, 1]},
+                                                          edge_attrs={"w": [0.5]})])),
+    ("WL: label name not a string", lambda: WeisfeilerLehmanKernel(node_label=3)([ok_graph()])),
+    ("edge histogram: missing edge label", lambda: EdgeHistogramKernel()([ok_graph()])),
     ("Go: output length wrong", lambda: raw_compute(outn=5)),
     ("Go: descriptor version wrong", lambda: raw_compute(desc_word=(0, 12345))),
     ("Go: descriptor too short", lambda: raw_compute(dxn=10)),
@@ -139,6 +157,22 @@ EXPECTED = {
     "zero-node graph": ("ok", ""),
     "edgeless graph, every edge kernel": ("ok", ""),
     "edgeless networkx graph with named edge kernel": ("ok", ""),
+    "WL: negative n_iter": ("ValueError", r"n_iter must be in \[0, 100\], got -1"),
+    "WL: absurd n_iter": ("ValueError", r"n_iter must be in \[0, 100\], got 1000000"),
+    "WL: float n_iter": ("TypeError", r"n_iter must be an integer, got 2.5"),
+    "WL: unknown base": ("ValueError", r"base must be 'subtree' or 'optimal_assignment', got 'assignment'"),
+    "WL: missing node label": ("ValueError", r"X\[1\] has no node attribute 'label' \(the node label of "
+                                             r"WeisfeilerLehmanKernel\); it has: x"),
+    "WL: continuous node label": ("TypeError", r"X\[1\]: node attribute 'charge' \(the node label of "
+                                               r"WeisfeilerLehmanKernel\) holds non-integer numbers \(e.g. -0.25\)"),
+    "WL: vector node label": ("TypeError", r"X\[0\]: node attribute 'label' .* holds vectors of length 2"),
+    "WL: label types differ between X and Y": ("TypeError", r"Y\[0\]: node attribute 'label' holds numbers but in "
+                                                            r"X\[0\] it holds strings"),
+    "WL: continuous edge label": ("TypeError", r"X\[0\]: edge attribute 'w' \(the edge label of "
+                                               r"WeisfeilerLehmanKernel\) holds non-integer numbers"),
+    "WL: label name not a string": ("TypeError", r"node_label must be the name of an attribute or None, got 3"),
+    "edge histogram: missing edge label": ("ValueError", r"X\[0\] has no edge attribute 'label' \(the edge label "
+                                                         r"of EdgeHistogramKernel\); it has: b"),
     "Go: output length wrong": ("ValueError", r"out has 5 entries, 1 are needed"),
     "Go: descriptor version wrong": ("RuntimeError", r"unknown version"),
     "Go: descriptor too short": ("RuntimeError", r"unknown version"),

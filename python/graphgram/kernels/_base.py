@@ -266,6 +266,16 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         return d
 
     # --- scikit-learn Gaussian-process kernel --------------------------------
+    @property
+    def hyperparameters(self):
+        """list of Hyperparameter: none here; kernels with hyperparameters declare them.
+
+        scikit-learn's default collects ``hyperparameter_*`` attributes through
+        ``dir()``, which on an estimator evaluates ``n_dims`` and so ``theta`` and
+        this property again: a recursion without end for a kernel that has none.
+        """
+        return []
+
     def is_stationary(self):
         """False: graph kernels are not functions of a difference of inputs."""
         return False
