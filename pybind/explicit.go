@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
@@ -55,6 +56,16 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 	} else if gpu {
 		cpuOnly("the explicit-feature kernels", warn)
 	}
+	if mode == "features" {
+		if !r.symmetric {
+			return inputError("features takes one list of graphs")
+		}
+		f, err := features(r.x.graphs)
+		if err != nil {
+			return err
+		}
+		return writeFeatures(f, b)
+	}
 	return graphKernel(mode, r, b,
 		func(X, Y []*graph.Graph, symmetric bool, _ struct{}, out []float64) error {
 			if symmetric {
@@ -77,6 +88,30 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 			}
 			return sparsegram.Diag(f, opt, out)
 		}, struct{}{})
+}
+
+// writeFeatures packs f into the int64 buffer out (docs/abi.md): nnz, the
+// number of columns, then Ptr, Col and Val. Python sized out from a bound on
+// nnz; the words after the last count are left as they are.
+func writeFeatures(f *sparsegram.Features, b buffers) error {
+	out, err := view[int64](b.out, b.outLen, "out")
+	if err != nil {
+		return err
+	}
+	nnz := len(f.Col)
+	if need := 2 + len(f.Ptr) + 2*nnz; need > len(out) {
+		return &pyError{runtimeError, fmt.Errorf("the feature matrix needs %d words, Python allocated %d", need, len(out))}
+	}
+	out[0], out[1] = int64(nnz), int64(f.NumCols)
+	w := out[2:]
+	for i, p := range f.Ptr {
+		w[i] = int64(p)
+	}
+	w = w[len(f.Ptr):]
+	for k := range nnz {
+		w[k], w[nnz+k] = int64(f.Col[k]), int64(f.Val[k])
+	}
+	return nil
 }
 
 // rowRange returns rows [lo, hi) of f as a matrix of its own, sharing f's

@@ -161,3 +161,28 @@ def test_empty_and_edgeless_graphs():
     np.testing.assert_array_equal(WeisfeilerLehmanKernel(n_iter=2)(graphs),
                                   [[0, 0, 0], [0, 3, 6], [0, 6, 12]])
     np.testing.assert_array_equal(WeisfeilerLehmanKernel(n_iter=2, normalize=True).diag(graphs), [0, 1, 1])
+
+
+@pytest.mark.parametrize("kernel", [WeisfeilerLehmanKernel(n_iter=3),
+                                    WeisfeilerLehmanKernel(n_iter=3, base="optimal_assignment"),
+                                    WeisfeilerLehmanKernel(n_iter=2, node_label=None, edge_label="label"),
+                                    VertexHistogramKernel(), EdgeHistogramKernel()],
+                         ids=["subtree", "optimal_assignment", "degrees+edges", "vertex", "edge"])
+def test_features_reproduce_the_gram_matrix(mutag, kernel):
+    empty = Graph(0)
+    lone = Graph(1, node_attrs={"label": [2]}, edge_attrs={"label": np.zeros(0, dtype=int)})
+    graphs = [empty] + mutag[0][:60] + [lone, empty]
+    F = kernel.features(graphs)
+    assert F.format == "csr" and F.dtype == np.float64 and F.shape[0] == len(graphs)
+    np.testing.assert_array_equal((F @ F.T).toarray(), kernel(graphs))
+    if kernel.get_params().get("base") == "optimal_assignment":
+        assert set(np.unique(F.data)) == {1.0}  # the unary expansion
+
+
+def test_features_train_a_linear_model(mutag):
+    from sklearn.svm import LinearSVC
+
+    graphs, y = mutag
+    F = WeisfeilerLehmanKernel(n_iter=3).features(graphs)  # train and test featurized together
+    model = LinearSVC(C=0.01, max_iter=20000).fit(F[:150], y[:150])
+    assert model.score(F[150:], y[150:]) > 0.7

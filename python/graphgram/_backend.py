@@ -582,8 +582,12 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
 
     Parameters
     ----------
-    kernel : {"marginalized", "shortest_path", "random_walk"}
-    mode : {"gram", "diag", "nodal", "gram_grad"}
+    kernel : {"marginalized", "shortest_path", "random_walk", "explicit"}
+    mode : {"gram", "diag", "nodal", "gram_grad", "features"}
+        "features" (explicit-feature kernels) returns the feature map of X in
+        CSR form packed into one int64 array of ``shape`` words, a bound Python
+        computes (docs/abi.md): nnz, number of columns, then indptr, indices
+        and counts.
     params : dict
         The kernel's parameters, sent as JSON (docs/abi.md).
     px, py : Packed
@@ -603,7 +607,10 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     extras : dict
         ``"warning"`` (str, "" if none), ``"iterations"`` and ``"gradient"`` when asked.
     """
-    out = allocate(shape, what="the %s matrix" % ("nodal similarity" if mode == "nodal" else "kernel"))
+    if mode == "features":
+        out = allocate(shape, np.int64, "the feature matrix")
+    else:
+        out = allocate(shape, what="the %s matrix" % ("nodal similarity" if mode == "nodal" else "kernel"))
     iters = allocate(shape, np.int32, "the iteration counts") if iterations else None
     grad = allocate(tuple(shape) + (n_params,), what="the gradient") if mode == "gram_grad" else None
     ctl = np.zeros(3, dtype=np.int64)

@@ -13,6 +13,11 @@ on the object. Values are exact integers, returned as float64.
 
 import numbers
 
+import numpy as np
+import scipy.sparse
+
+from .. import _backend
+from .._backend import as_graph_list
 from ._base import GraphKernelBase, document_execution
 
 __all__ = ["WeisfeilerLehmanKernel", "VertexHistogramKernel", "EdgeHistogramKernel"]
@@ -58,6 +63,67 @@ class _ExplicitFeatureKernel(GraphKernelBase):
                     node_label_col=-1 if node is None else node_layout[node][0],
                     edge_label_col=-1 if edge is None else edge_layout[edge][0],
                     n_jobs=self._go_jobs())
+
+    def features(self, X):
+        """Return the explicit feature map of the graphs X, one row per graph.
+
+        ``features(X) @ features(X).T`` equals ``kernel(X)`` without
+        normalization (for the optimal assignment, rows are the unary expansion
+        of the counts — a count c becomes c ones — so that their dot product is
+        the histogram intersection). Linear models then need no Gram matrix:
+        ``LinearSVC().fit(kernel.features(X), y)`` scales to millions of graphs.
+
+        Columns number the labels of *this call*: rows of two calls are not
+        comparable. Featurize training and test graphs together and split the
+        rows (``F = kernel.features(train + test); F[:n_train]``).
+
+        Parameters
+        ----------
+        X : list of Graph
+
+        Returns
+        -------
+        F : scipy.sparse.csr_matrix of shape (len(X), n_features), float64
+        """
+        self._check_params()
+        X = as_graph_list(X, "X")
+        node_attrs, edge_attrs = self._attributes()
+        px, _, node_layout, edge_layout = _backend.pack(X, None, node_attrs, edge_attrs, discrete=self._discrete())
+        params = dict(self._params(node_layout, edge_layout), **_backend.device_params(self.device, self.precision))
+        n = len(X)
+        words = 2 + (n + 1) + 2 * self._max_nonzeros(X)
+        buf = _backend.compute(self._kernel, "features", params, px, shape=(words,),
+                               verbose=getattr(self, "verbose", None))[0]
+        nnz, n_cols = int(buf[0]), int(buf[1])
+        indptr = buf[2:n + 3]
+        indices = buf[n + 3:n + 3 + nnz]
+        counts = buf[n + 3 + nnz:n + 3 + 2 * nnz]
+        if self._semiring() == "min":
+            return _unary_expansion(indptr, indices, counts, n, n_cols)
+        return scipy.sparse.csr_matrix((counts.astype(np.float64), indices, indptr), shape=(n, n_cols))
+
+    def _semiring(self):
+        return self._feature_params()["semiring"]
+
+    def _max_nonzeros(self, X):
+        """A bound on the nonzeros of the feature map of X."""
+        if self._feature_params()["features"] == "edges":
+            return 2 * sum(g.n_edges for g in X)
+        return (self._feature_params()["n_iter"] + 1) * sum(g.n_nodes for g in X)
+
+
+def _unary_expansion(indptr, indices, counts, n, n_cols):
+    """The 0/1 matrix whose dot products are the histogram intersections of the
+    count rows: column f becomes max_f columns, and a count c sets the first c."""
+    width = np.zeros(n_cols, dtype=np.int64)
+    np.maximum.at(width, indices, counts)
+    offset = np.concatenate([[0], np.cumsum(width)])
+    total = np.concatenate([[0], np.cumsum(counts)])  # ones before entry k: total[k]
+    # Entry k (column f, count c) expands to columns offset[f] .. offset[f] + c - 1.
+    starts = np.repeat(offset[indices], counts)
+    within = np.arange(total[-1]) - np.repeat(total[:-1], counts)
+    new_indptr = total[indptr]
+    return scipy.sparse.csr_matrix((np.ones(starts.size), starts + within, new_indptr), shape=(n, int(offset[-1])))
 
 
 @document_execution(_EXACT)
