@@ -21,7 +21,20 @@ type explicitParams struct {
 	EdgeLabelCol int    `json:"edge_label_col"`
 	// Semiring is "product" (Σ x·y) or "min" (Σ min(x, y)).
 	Semiring string `json:"semiring"`
-	NJobs    int    `json:"n_jobs"`
+	// Hash configures features "hash" (the hash graph kernel).
+	Hash  *hashParams `json:"hash"`
+	NJobs int         `json:"n_jobs"`
+}
+
+// hashParams are the hash graph kernel's hash functions (wl.HashOptions).
+type hashParams struct {
+	AttrCol     int       `json:"attr_col"`
+	AttrWidth   int       `json:"attr_width"`
+	Projections []float64 `json:"projections"`
+	Offsets     []float64 `json:"offsets"`
+	Hashes      int       `json:"hashes"`
+	PerHash     int       `json:"per_hash"`
+	BinWidth    float64   `json:"bin_width"`
 }
 
 // explicit computes an explicit-feature kernel: the feature maps of the call's
@@ -41,15 +54,37 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 	default:
 		return inputError("semiring must be 'product' or 'min', got %q", p.Semiring)
 	}
+	wlOpt := wl.Options{Iterations: p.NIter, NodeLabelCol: p.NodeLabelCol, EdgeLabelCol: p.EdgeLabelCol,
+		NJobs: p.NJobs, Control: r.ctl}
+	// The hash graph kernel averages its T hashed WL kernels: the product of
+	// the concatenated features, scaled by 1/T.
+	scale := 1.0
+	if p.Features == "hash" {
+		if p.Hash == nil {
+			return inputError("features 'hash' needs the hash parameters")
+		}
+		scale = 1 / float64(max(p.Hash.Hashes, 1))
+	}
 	features := func(gs []*graph.Graph) (*sparsegram.Features, error) {
 		switch p.Features {
 		case "wl":
-			return wl.Features(gs, wl.Options{Iterations: p.NIter, NodeLabelCol: p.NodeLabelCol,
-				EdgeLabelCol: p.EdgeLabelCol, NJobs: p.NJobs, Control: r.ctl})
+			return wl.Features(gs, wlOpt)
 		case "edges":
 			return wl.EdgeFeatures(gs, p.EdgeLabelCol)
+		case "hash":
+			h := p.Hash
+			return wl.HashFeatures(gs, wl.HashOptions{WL: wlOpt, AttrCol: h.AttrCol, AttrWidth: h.AttrWidth,
+				Projections: h.Projections, Offsets: h.Offsets, Hashes: h.Hashes, PerHash: h.PerHash, BinWidth: h.BinWidth})
 		}
-		return nil, inputError("features must be 'wl' or 'edges', got %q", p.Features)
+		return nil, inputError("features must be 'wl', 'edges' or 'hash', got %q", p.Features)
+	}
+	scaled := func(err error, out []float64) error {
+		if err == nil && scale != 1 {
+			for i := range out {
+				out[i] *= scale
+			}
+		}
+		return err
 	}
 	if gpu, err := p.gpu(); err != nil {
 		return err
@@ -73,20 +108,20 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 				if err != nil {
 					return err
 				}
-				return sparsegram.Gram(f, nil, true, opt, out)
+				return scaled(sparsegram.Gram(f, nil, true, opt, out), out)
 			}
 			f, err := features(append(slices.Clip(X), Y...))
 			if err != nil {
 				return err
 			}
-			return sparsegram.Gram(rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y)), false, opt, out)
+			return scaled(sparsegram.Gram(rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y)), false, opt, out), out)
 		},
 		func(X []*graph.Graph, _ struct{}, out []float64) error {
 			f, err := features(X)
 			if err != nil {
 				return err
 			}
-			return sparsegram.Diag(f, opt, out)
+			return scaled(sparsegram.Diag(f, opt, out), out)
 		}, struct{}{})
 }
 

@@ -186,3 +186,44 @@ def test_features_train_a_linear_model(mutag):
     F = WeisfeilerLehmanKernel(n_iter=3).features(graphs)  # train and test featurized together
     model = LinearSVC(C=0.01, max_iter=20000).fit(F[:150], y[:150])
     assert model.score(F[150:], y[150:]) > 0.7
+
+
+@pytest.mark.parametrize("node_label, n_projections", [(None, 1), ("label", 2)])
+def test_hash_graph_kernel_definition(rng, node_label, n_projections):
+    """The average over T hashed labellings of the WL subtree kernel, the hashes
+    recomputed here from the kernel's directions and offsets."""
+    from graphgram import HashGraphKernel
+
+    graphs = [random_graph(rng, int(n), p_edge=0.35, vec=3) for n in rng.integers(0, 8, 12)]
+    kernel = HashGraphKernel(attributes="vec", node_label=node_label, n_iter=2, n_hashes=4,
+                             n_projections=n_projections, bin_width=0.7, random_state=5)
+    directions, offsets = kernel.hash_functions(3)
+    want = np.zeros((len(graphs), len(graphs)))
+    for t in range(4):
+        rows = slice(t * n_projections, (t + 1) * n_projections)
+        hashed = []
+        for g in graphs:
+            buckets = np.floor((g.node_attrs["vec"] @ directions[rows].T + offsets[rows]) / 0.7).astype(int)
+            labels = [str(tuple(b)) + ("" if node_label is None else "/%d" % g.node_attrs["label"][v])
+                      for v, b in enumerate(buckets.reshape(g.n_nodes, n_projections))]
+            hashed.append(Graph(g.n_nodes, g.edges, node_attrs={"label": labels}))
+        hist = [reference_histograms(g, 2) for g in hashed]
+        want += np.array([[reference_kernel(a, b, "subtree") for b in hist] for a in hist])
+    K = kernel(graphs)
+    np.testing.assert_allclose(K, want / 4, rtol=1e-15)
+    np.testing.assert_allclose(kernel(graphs[:5], graphs[5:]), K[:5, 5:], rtol=1e-15)
+    F = kernel.features(graphs)
+    np.testing.assert_allclose((F @ F.T).toarray(), K, rtol=1e-12)
+
+
+def test_hash_graph_kernel_parameters():
+    from graphgram import HashGraphKernel
+
+    g = Graph(2, [(0, 1)], node_attrs={"attributes": [[0.1, 0.2], [0.3, 0.4]], "name": ["a", "b"]})
+    with pytest.raises(TypeError, match="random_state must be an integer"):
+        HashGraphKernel(random_state=None)([g])
+    with pytest.raises(ValueError, match="bin_width must be a positive finite number"):
+        HashGraphKernel(bin_width=0.0)([g])
+    with pytest.raises(TypeError, match="holds strings; HashGraphKernel hashes numbers"):
+        HashGraphKernel(attributes="name")([g])
+    assert HashGraphKernel(n_hashes=3)([g]).shape == (1, 1)

@@ -33,6 +33,9 @@ type Options struct {
 	// starts from the node degrees (number of incident edges, a self-loop
 	// counted once).
 	NodeLabelCol int
+	// Start, when not nil, holds the round-0 label of every node of the call,
+	// graph after graph, instead of NodeLabelCol (HashFeatures uses it).
+	Start []float64
 	// EdgeLabelCol, when ≥ 0, is the edge feature column holding the edge
 	// label: a node's new label then refines by the multiset of (edge label,
 	// neighbour label) pairs instead of the multiset of neighbour labels.
@@ -57,6 +60,9 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 	if opt.Iterations < 0 || opt.Iterations > MaxIterations {
 		return nil, fmt.Errorf("iterations must be in [0, %d], got %d", MaxIterations, opt.Iterations)
 	}
+	if opt.Start != nil {
+		opt.NodeLabelCol = -1 // not read
+	}
 	if err := checkColumns(graphs, opt); err != nil {
 		return nil, err
 	}
@@ -66,7 +72,14 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 	}
 	rounds := make([][]int32, opt.Iterations+1)
 	var n int32
-	rounds[0], n = initialLabels(graphs, start, opt.NodeLabelCol)
+	if opt.Start != nil {
+		if len(opt.Start) != start[len(graphs)] {
+			return nil, fmt.Errorf("%d start labels for %d nodes", len(opt.Start), start[len(graphs)])
+		}
+		rounds[0], n = compress(opt.Start)
+	} else {
+		rounds[0], n = initialLabels(graphs, start, opt.NodeLabelCol)
+	}
 	var edgeLab []int32 // per graph-local edge, over the call; nil without edge labels
 	var edgeStart []int
 	if opt.EdgeLabelCol >= 0 {

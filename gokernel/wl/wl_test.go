@@ -244,3 +244,44 @@ func TestErrors(t *testing.T) {
 		t.Errorf("cancelled: error %v", err)
 	}
 }
+
+// TestHashFeatures: with one hash whose bucket is the same for every node and
+// no discrete label, the features are those of WL from a constant start; bad
+// options are errors.
+func TestHashFeatures(t *testing.T) {
+	gs := randomGraphs(6, 15)
+	base := HashOptions{WL: Options{Iterations: 2, NodeLabelCol: -1, EdgeLabelCol: -1}, AttrCol: 1, AttrWidth: 1,
+		Projections: []float64{0}, Offsets: []float64{0.5}, Hashes: 1, PerHash: 1, BinWidth: 1}
+	f, err := HashFeatures(gs, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	constant := make([]float64, 0)
+	for _, gr := range gs {
+		constant = append(constant, make([]float64, gr.N)...)
+	}
+	want, err := Features(gs, Options{Iterations: 2, EdgeLabelCol: -1, Start: constant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Ptr, want.Ptr) || !slices.Equal(f.Col, want.Col) || !slices.Equal(f.Val, want.Val) {
+		t.Errorf("constant hash: features differ from WL on a constant start")
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(*HashOptions)
+		want string
+	}{
+		{"no hashes", func(o *HashOptions) { o.Hashes = 0 }, "hashes"},
+		{"projection count", func(o *HashOptions) { o.Projections = nil }, "projection values"},
+		{"offset count", func(o *HashOptions) { o.Offsets = []float64{1, 2} }, "offsets"},
+		{"bin width", func(o *HashOptions) { o.BinWidth = 0 }, "bin width"},
+		{"attribute columns", func(o *HashOptions) { o.AttrCol = 2 }, "attribute columns"},
+	} {
+		o := base
+		tc.mod(&o)
+		if _, err := HashFeatures(gs, o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}

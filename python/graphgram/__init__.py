@@ -14,7 +14,8 @@ Graph kernels
     ``graphgram.kernels``: :class:`MarginalizedGraphKernel`,
     :class:`ShortestPathKernel`, :class:`RandomWalkKernel`, the explicit-feature
     :class:`WeisfeilerLehmanKernel`, :class:`VertexHistogramKernel` and
-    :class:`EdgeHistogramKernel`, and presets such as :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
+    :class:`EdgeHistogramKernel`, :class:`HashGraphKernel` (continuous attributes),
+    and presets such as :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
     ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
     (``ConstantKernel() * kernel + WhiteKernel()``).
 The boundary to the Go core
@@ -29,10 +30,10 @@ from ._backend import devices
 from ._config import config_context, get_config, set_config
 from .graph import Graph
 from ._version import __version__
-from .kernels import (EdgeHistogramKernel, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel,
+from .kernels import (EdgeHistogramKernel, HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel,
                       VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
-           "VertexHistogramKernel", "EdgeHistogramKernel", "molecular_kernel",
+           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "molecular_kernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]

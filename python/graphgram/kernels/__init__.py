@@ -5,11 +5,11 @@ kernel; see :class:`~graphgram.kernels._base.GraphKernelBase` for the calling
 convention they share.
 """
 
-from .explicit import EdgeHistogramKernel, VertexHistogramKernel, WeisfeilerLehmanKernel
+from .explicit import EdgeHistogramKernel, HashGraphKernel, VertexHistogramKernel, WeisfeilerLehmanKernel
 from .marginalized import MarginalizedGraphKernel
 from .presets import molecular_kernel
 from .random_walk import RandomWalkKernel
 from .shortest_path import ShortestPathKernel
 
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
-           "VertexHistogramKernel", "EdgeHistogramKernel", "molecular_kernel"]
+           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "molecular_kernel"]

@@ -20,7 +20,7 @@ from .. import _backend
 from .._backend import as_graph_list
 from ._base import GraphKernelBase, document_execution
 
-__all__ = ["WeisfeilerLehmanKernel", "VertexHistogramKernel", "EdgeHistogramKernel"]
+__all__ = ["WeisfeilerLehmanKernel", "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel"]
 
 # Refinement stabilises after a handful of rounds on real graphs; the bound
 # catches typos (n_iter=500) before they cost memory. The Go core checks the same.
@@ -283,3 +283,121 @@ class EdgeHistogramKernel(_ExplicitFeatureKernel):
 
     def _feature_params(self):
         return {"features": "edges", "n_iter": 0, "semiring": "product"}
+
+
+@document_execution(_EXACT.replace("exact integer counts", "averages of exact integer counts"))
+class HashGraphKernel(_ExplicitFeatureKernel):
+    r"""Hash graph kernel for continuous node attributes (Morris, Kriege, Kersting
+    and Mutzel 2016), on the Weisfeiler–Lehman subtree kernel.
+
+    T hash functions map each node's attribute vector x to a discrete label, the
+    bucket of x along ``n_projections`` random directions,
+
+    .. math::
+
+        h_t(x) = \left(\left\lfloor \frac{a_{t,p}\cdot x + b_{t,p}}{w} \right\rfloor\right)_{p=1..P},
+        \qquad a_{t,p} \sim \mathcal N(0, I),\ b_{t,p} \sim U[0, w),
+
+    paired with the node's discrete label when ``node_label`` is given (a
+    p-stable locality-sensitive hash: near vectors share buckets more often
+    than far ones). Each hashed labelling is refined by Weisfeiler–Lehman as in
+    :class:`WeisfeilerLehmanKernel` and
+
+    .. math::
+
+        K(G, G') = \frac1T \sum_{t=1}^{T} K_\text{WL}(h_t(G), h_t(G')).
+
+    The directions and offsets are drawn from ``random_state``, so that every
+    call of one kernel object uses the same hash functions. Attributes on very
+    different scales should be standardized first; ``bin_width`` is in their units.
+
+    Parameters
+    ----------
+    attributes : str, default="attributes"
+        The node attribute holding the continuous values (a number or a vector per node).
+    node_label : str or None, default=None
+        A discrete node label paired with the hashed attributes.
+    n_iter : int, default=3
+        Weisfeiler–Lehman rounds on each hashed labelling (at most 100).
+    n_hashes : int, default=20
+        The number T of hash functions.
+    n_projections : int, default=1
+        Directions per hash function (P): 1 cuts space into slabs, more into cells.
+    bin_width : float, default=1.0
+        The width w of a bucket along a direction.
+    random_state : int, default=0
+        Seed of the hash functions.
+    normalize : bool or float in [0, 1], default=False
+        Cosine normalization.
+    %(execution_parameters)s
+    """
+
+    def __init__(self, attributes="attributes", node_label=None, n_iter=3, n_hashes=20, n_projections=1,
+                 bin_width=1.0, random_state=0, normalize=False, n_jobs=None, verbose=None, device="auto",
+                 precision="float64"):
+        self.attributes = attributes
+        self.node_label = node_label
+        self.n_iter = n_iter
+        self.n_hashes = n_hashes
+        self.n_projections = n_projections
+        self.bin_width = bin_width
+        self.random_state = random_state
+        self.normalize = normalize
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.device = device
+        self.precision = precision
+
+    def _check_params(self):
+        super()._check_params()
+        if not isinstance(self.attributes, str):
+            raise TypeError("attributes must be the name of a node attribute, got %r" % (self.attributes,))
+        self._check_label_names(node_label=self.node_label)
+        for name, low, high in (("n_iter", 0, _MAX_ITER), ("n_hashes", 1, 10_000), ("n_projections", 1, 64)):
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+                raise TypeError("%s must be an integer, got %r" % (name, value))
+            if not low <= value <= high:
+                raise ValueError("%s must be in [%d, %d], got %d" % (name, low, high, value))
+        w = self.bin_width
+        if not isinstance(w, numbers.Real) or isinstance(w, bool) or not (np.isfinite(w) and w > 0):
+            raise ValueError("bin_width must be a positive finite number, got %r" % (w,))
+        if not isinstance(self.random_state, numbers.Integral) or isinstance(self.random_state, bool):
+            raise TypeError("random_state must be an integer (the hash functions must be the same in every "
+                            "call), got %r" % (self.random_state,))
+
+    def _labels(self):
+        return self.node_label, None
+
+    def _attributes(self):
+        nodes, edges = super()._attributes()
+        return dict(nodes, **{self.attributes: "the continuous attributes of HashGraphKernel"}), edges
+
+    def hash_functions(self, width):
+        """Return the directions (T·P × width) and offsets (T·P) for attributes of ``width`` values."""
+        rng = np.random.default_rng(self.random_state)
+        rows = self.n_hashes * self.n_projections
+        return rng.standard_normal((rows, width)), rng.uniform(0.0, self.bin_width, rows)
+
+    def _params(self, node_layout, edge_layout):
+        col, width = node_layout[self.attributes][0], node_layout[self.attributes][1]
+        if node_layout[self.attributes][2] == "str":
+            raise TypeError("the node attribute %r holds strings; HashGraphKernel hashes numbers "
+                            "(use it as node_label)" % self.attributes)
+        directions, offsets = self.hash_functions(width)
+        return dict(super()._params(node_layout, edge_layout),
+                    hash={"attr_col": col, "attr_width": width, "projections": directions.ravel().tolist(),
+                          "offsets": offsets.tolist(), "hashes": int(self.n_hashes),
+                          "per_hash": int(self.n_projections), "bin_width": float(self.bin_width)})
+
+    def _feature_params(self):
+        return {"features": "hash", "n_iter": int(self.n_iter), "semiring": "product"}
+
+    def _max_nonzeros(self, X):
+        return self.n_hashes * super()._max_nonzeros(X)
+
+    def features(self, X):
+        # The concatenated counts of the T labellings, scaled so that F Fᵀ is their average.
+        return super().features(X) * (1.0 / np.sqrt(self.n_hashes))
+
+    features.__doc__ = _ExplicitFeatureKernel.features.__doc__
