@@ -21,7 +21,6 @@ that NCI1 loads in under 2 s: the duration of work is a benchmark's business.
 
 import argparse
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -29,22 +28,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
-from _datasets import DATASETS, require  # noqa: E402
+from _common import DATASETS, machine, require  # noqa: E402
 
 from graphgram import datasets  # noqa: E402
-
-
-def cpu_model():
-    """The CPU's model name and its widest x86 SIMD extension."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            first = f.read().split("\n\n")[0]  # the first processor's entry
-    except OSError:
-        return platform.processor() or "unknown CPU"
-    info = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in first.splitlines() if ":" in line)}
-    flags = set(info.get("flags", "").split())
-    simd = next((f for f in ("avx512f", "avx2") if f in flags), "no AVX2")
-    return "%s (%s)" % (info.get("model name", "unknown CPU"), simd)
 
 
 def best_time(fn, repeat):
@@ -76,8 +62,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     root = require(a.datasets)
-    print("CPU: %s, %d cores; load average at start: %s" % (
-        cpu_model(), os.cpu_count(), " ".join("%.2f" % v for v in os.getloadavg())))
+    print(machine())
     print("%-10s %8s %8s %10s %10s %7s" % ("set", "graphs", "nodes", "gg s", "grakel s", "ratio"))
     for name in a.sets:
         graphs, _ = datasets.load_tu(root / name)  # also warms the file cache for both readers

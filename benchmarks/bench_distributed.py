@@ -39,7 +39,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
-from _datasets import DATASETS  # noqa: E402
+from _common import DATASETS  # noqa: E402
 import graphgram  # noqa: E402
 from graphgram import MarginalizedGraphKernel, datasets  # noqa: E402
 from graphgram import distributed as gg_distributed  # noqa: E402

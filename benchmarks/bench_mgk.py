@@ -132,7 +132,7 @@ SNAPSHOT_OF = _snapshot_package()
 
 import numpy as np  # noqa: E402
 
-from _datasets import DATASETS  # noqa: E402
+from _common import DATASETS  # noqa: E402
 import graphgram  # noqa: E402
 from graphgram import Graph, datasets, molecules  # noqa: E402
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct  # noqa: E402

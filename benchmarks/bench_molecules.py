@@ -39,7 +39,7 @@ from sklearn.gaussian_process.kernels import ConstantKernel, Kernel, WhiteKernel
 from sklearn.kernel_ridge import KernelRidge  # noqa: E402
 from sklearn.model_selection import KFold  # noqa: E402
 
-from _datasets import require  # noqa: E402
+from _common import require  # noqa: E402
 import graphgram  # noqa: E402
 from graphgram import MarginalizedGraphKernel, molecular_kernel  # noqa: E402
 from graphgram.microkernels import Convolution, KroneckerDelta, TensorProduct  # noqa: E402

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from _datasets import require
+from _common import require
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NEW = os.path.join(os.path.dirname(HERE), "python")

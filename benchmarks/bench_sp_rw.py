@@ -62,7 +62,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
-from _datasets import DATASETS  # noqa: E402
+from _common import DATASETS  # noqa: E402
 from graphgram.datasets import load_tu  # noqa: E402
 from graphgram.microkernels import KroneckerDelta, TensorProduct  # noqa: E402
 from graphgram import RandomWalkKernel  # noqa: E402
