@@ -11,7 +11,8 @@ from conftest import random_graph
 distributed = pytest.importorskip("distributed", reason="graphgram.distributed needs dask[distributed]")
 zarr = pytest.importorskip("zarr", reason="the out-of-core output needs zarr")
 
-from graphgram import MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel  # noqa: E402
+from graphgram import (HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel,  # noqa: E402
+                       WeisfeilerLehmanKernel)
 from graphgram import distributed as gg_distributed  # noqa: E402
 from graphgram.kernels._base import cosine_normalize  # noqa: E402
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct  # noqa: E402
@@ -51,11 +52,14 @@ def _label_kernels(normalize):
         # exact-match node and length kernels: the feature-map method (integer counts)
         "shortest_path": ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)), normalize=normalize),
         "random_walk": RandomWalkKernel(lamda=0.02, node_kernel=label, normalize=normalize),
+        # explicit features: each block numbers its own labels, the values do not depend on it
+        "weisfeiler_lehman": WeisfeilerLehmanKernel(n_iter=3, base="optimal_assignment", normalize=normalize),
+        "hash": HashGraphKernel(attributes="label", n_hashes=3, bin_width=2.0, normalize=normalize),
     }
 
 
 KERNELS = [(name, normalize) for normalize in (False, True) for name in ("marginalized", "shortest_path",
-                                                                         "random_walk")]
+                                                                         "random_walk", "weisfeiler_lehman", "hash")]
 
 
 @pytest.mark.parametrize("name,normalize", KERNELS, ids=["%s-%s" % (n, "norm" if z else "raw") for n, z in KERNELS])
