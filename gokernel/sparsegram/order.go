@@ -1,0 +1,78 @@
+package sparsegram
+
+import (
+	"cmp"
+	"slices"
+)
+
+// RowOrder says in which order the engine processes the rows.
+type RowOrder int
+
+const (
+	// DefaultOrder is the measured best, currently KeepOrder (see Options.Order).
+	DefaultOrder RowOrder = iota
+	// KeepOrder processes rows in the caller's order.
+	KeepOrder
+	// MinHashOrder groups rows whose sparse (non-panel) features are alike,
+	// by sorting on MinHash signatures, so that consecutive rows reuse the
+	// same inverted lists and fill nearby output columns (the row-reordering
+	// idea of Jiang et al., PPoPP 2020). The result is in the caller's order.
+	MinHashOrder
+)
+
+// minHashes is the signature length: rows sort by their first minimum, ties
+// (rows sharing the feature of least hash) by the next, and so on.
+const minHashes = 4
+
+// minHashOrder returns the rows of f ordered by their MinHash signatures over
+// the columns where panelCol is -1; empty rows go last, ties by row.
+func minHashOrder(f *Features, panelCol []int32) []int32 {
+	n := f.Rows()
+	sig := make([][minHashes]uint64, n)
+	for r := range n {
+		s := &sig[r]
+		for h := range s {
+			s[h] = ^uint64(0)
+		}
+		for k := f.Ptr[r]; k < f.Ptr[r+1]; k++ {
+			c := f.Col[k]
+			if panelCol[c] >= 0 {
+				continue
+			}
+			for h := range s {
+				s[h] = min(s[h], mix64(uint64(c)^(uint64(h+1)*0x9e3779b97f4a7c15)))
+			}
+		}
+	}
+	rows := identity(n)
+	slices.SortFunc(rows, func(a, b int32) int {
+		for h := range minHashes {
+			if c := cmp.Compare(sig[a][h], sig[b][h]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a, b)
+	})
+	return rows
+}
+
+func identity(n int) []int32 {
+	p := make([]int32, n)
+	for i := range p {
+		p[i] = int32(i)
+	}
+	return p
+}
+
+// mix64 is the splitmix64 finalizer, a fast bijective hash of 64-bit words.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// defaultOrder is what DefaultOrder means: see BenchmarkOrder.
+const defaultOrder = KeepOrder
