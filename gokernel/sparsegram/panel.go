@@ -9,10 +9,12 @@ package sparsegram
 // kernel reads both operands sequentially and keeps the mr×nr output tile in
 // registers for all F steps.
 
-// mr is the number of rows of an output tile: with nr = 32 (two AVX-512
-// vectors) the 6×32 tile takes 12 of the 32 vector registers and needs 8
-// loads per 12 multiply-adds, so the kernel is bound by arithmetic, not loads.
-const mr = 6
+// mr is the number of rows of an output tile. Go's register allocator uses
+// 15 vector registers (X15 is its zero register), not AVX-512's 32: a 6×32
+// tile (12 accumulators, 2 B vectors, a broadcast) spilled to the stack on
+// every step and ran at ~20% of the 4×32 tile's speed per multiply-add,
+// which fits in 11 registers.
+const mr = 4
 
 // maxNR is the widest micro-panel any kernel uses.
 const maxNR = 32
@@ -116,9 +118,10 @@ func kernelFor(s Semiring) (tileKernel, int) {
 	return prodGo(16), 16
 }
 
-// noSIMD makes kernelFor return the portable kernels (a test hook, so that
-// both are tested in a GOEXPERIMENT=simd build).
-var noSIMD = false
+// noSIMD makes kernelFor return the portable kernels, and noAVX512 the AVX2
+// ones on an AVX-512 machine (test hooks, so that every kernel the CPU can
+// run is tested in a GOEXPERIMENT=simd build).
+var noSIMD, noAVX512 = false, false
 
 // simdLanes returns the float32 lanes of the SIMD kernels kernelFor uses (1
 // for the portable ones).

@@ -6,11 +6,11 @@ import "simd/archsimd"
 
 // simdKernel returns the AVX-512 tile kernels (nr = 32, two 16-lane vectors)
 // on CPUs with AVX-512, the AVX2 ones (nr = 16, two 8-lane vectors) on CPUs
-// with AVX2 and FMA, and nil otherwise. Each keeps its 6×nr tile in 12
+// with AVX2 and FMA, and nil otherwise. Each keeps its 4×nr tile in 8
 // accumulators; an A value is broadcast and combined with both B vectors.
 func simdKernel(s Semiring) (tileKernel, int) {
 	switch {
-	case archsimd.X86.AVX512():
+	case archsimd.X86.AVX512() && !noAVX512:
 		if s == SumMin {
 			return min512, 32
 		}
@@ -31,8 +31,8 @@ func bc16(x float32) v16   { return archsimd.BroadcastFloat32x16(x) }
 
 func prod512(ap, bp []float32, F int, t *[mr * maxNR]float32) {
 	z := bc16(0)
-	c00, c01, c10, c11, c20, c21 := z, z, z, z, z, z
-	c30, c31, c40, c41, c50, c51 := z, z, z, z, z, z
+	c00, c01, c10, c11 := z, z, z, z
+	c20, c21, c30, c31 := z, z, z, z
 	ap, bp = ap[:F*mr], bp[:F*32]
 	for k := 0; k < F; k++ {
 		a := ap[k*mr : k*mr+mr]
@@ -46,18 +46,14 @@ func prod512(ap, bp []float32, F int, t *[mr * maxNR]float32) {
 		c20, c21 = x.MulAdd(b0, c20), x.MulAdd(b1, c21)
 		x = bc16(a[3])
 		c30, c31 = x.MulAdd(b0, c30), x.MulAdd(b1, c31)
-		x = bc16(a[4])
-		c40, c41 = x.MulAdd(b0, c40), x.MulAdd(b1, c41)
-		x = bc16(a[5])
-		c50, c51 = x.MulAdd(b0, c50), x.MulAdd(b1, c51)
 	}
-	store512(t, c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51)
+	store512(t, c00, c01, c10, c11, c20, c21, c30, c31)
 }
 
 func min512(ap, bp []float32, F int, t *[mr * maxNR]float32) {
 	z := bc16(0)
-	c00, c01, c10, c11, c20, c21 := z, z, z, z, z, z
-	c30, c31, c40, c41, c50, c51 := z, z, z, z, z, z
+	c00, c01, c10, c11 := z, z, z, z
+	c20, c21, c30, c31 := z, z, z, z
 	ap, bp = ap[:F*mr], bp[:F*32]
 	for k := 0; k < F; k++ {
 		a := ap[k*mr : k*mr+mr]
@@ -71,12 +67,8 @@ func min512(ap, bp []float32, F int, t *[mr * maxNR]float32) {
 		c20, c21 = c20.Add(x.Min(b0)), c21.Add(x.Min(b1))
 		x = bc16(a[3])
 		c30, c31 = c30.Add(x.Min(b0)), c31.Add(x.Min(b1))
-		x = bc16(a[4])
-		c40, c41 = c40.Add(x.Min(b0)), c41.Add(x.Min(b1))
-		x = bc16(a[5])
-		c50, c51 = c50.Add(x.Min(b0)), c51.Add(x.Min(b1))
 	}
-	store512(t, c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51)
+	store512(t, c00, c01, c10, c11, c20, c21, c30, c31)
 }
 
 func store512(t *[mr * maxNR]float32, c ...v16) {
@@ -95,8 +87,8 @@ func bc8(x float32) v8   { return archsimd.BroadcastFloat32x8(x) }
 
 func prod256(ap, bp []float32, F int, t *[mr * maxNR]float32) {
 	z := bc8(0)
-	c00, c01, c10, c11, c20, c21 := z, z, z, z, z, z
-	c30, c31, c40, c41, c50, c51 := z, z, z, z, z, z
+	c00, c01, c10, c11 := z, z, z, z
+	c20, c21, c30, c31 := z, z, z, z
 	ap, bp = ap[:F*mr], bp[:F*16]
 	for k := 0; k < F; k++ {
 		a := ap[k*mr : k*mr+mr]
@@ -110,18 +102,14 @@ func prod256(ap, bp []float32, F int, t *[mr * maxNR]float32) {
 		c20, c21 = x.MulAdd(b0, c20), x.MulAdd(b1, c21)
 		x = bc8(a[3])
 		c30, c31 = x.MulAdd(b0, c30), x.MulAdd(b1, c31)
-		x = bc8(a[4])
-		c40, c41 = x.MulAdd(b0, c40), x.MulAdd(b1, c41)
-		x = bc8(a[5])
-		c50, c51 = x.MulAdd(b0, c50), x.MulAdd(b1, c51)
 	}
-	store256(t, c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51)
+	store256(t, c00, c01, c10, c11, c20, c21, c30, c31)
 }
 
 func min256(ap, bp []float32, F int, t *[mr * maxNR]float32) {
 	z := bc8(0)
-	c00, c01, c10, c11, c20, c21 := z, z, z, z, z, z
-	c30, c31, c40, c41, c50, c51 := z, z, z, z, z, z
+	c00, c01, c10, c11 := z, z, z, z
+	c20, c21, c30, c31 := z, z, z, z
 	ap, bp = ap[:F*mr], bp[:F*16]
 	for k := 0; k < F; k++ {
 		a := ap[k*mr : k*mr+mr]
@@ -135,12 +123,8 @@ func min256(ap, bp []float32, F int, t *[mr * maxNR]float32) {
 		c20, c21 = c20.Add(x.Min(b0)), c21.Add(x.Min(b1))
 		x = bc8(a[3])
 		c30, c31 = c30.Add(x.Min(b0)), c31.Add(x.Min(b1))
-		x = bc8(a[4])
-		c40, c41 = c40.Add(x.Min(b0)), c41.Add(x.Min(b1))
-		x = bc8(a[5])
-		c50, c51 = c50.Add(x.Min(b0)), c51.Add(x.Min(b1))
 	}
-	store256(t, c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51)
+	store256(t, c00, c01, c10, c11, c20, c21, c30, c31)
 }
 
 func store256(t *[mr * maxNR]float32, c ...v8) {

@@ -14,15 +14,23 @@ import (
 // is the ratio of a panel multiply-add (one SIMD lane) to a scattered one.
 
 // densityCut is ρ: a column joins the panel when n_f^X·n_f^Y > ρ·nx·ny.
-// Measured on NCI1-like WL features (4,100 rows, panel widths 0..800 forced,
-// see BenchmarkPanelWidth): with the AVX-512 kernels the symmetric SumProduct
-// Gram is fastest for panels of 100–300 columns, which is ρ ≈ 0.002–0.01;
-// with the portable kernels a panel multiply-add costs ~8× more.
+// Measured on the NCI1-like features (BenchmarkPanelWidth; 4,100 rows, one
+// goroutine, best of 5, load average ~1.2 on 2 cores): with the AVX-512
+// kernels the symmetric Gram took 83, 76, 83, 77, 81, 125, 107 and 159 ms for
+// panels of 10, 25, 50, 75, 100, 150, 200 and 400 columns (201 ms with none)
+// for SumProduct, and 100, 87, 82, 100, 106, 118, 142, 207 ms for SumMin:
+// flat from 25 to 100 columns, ρ ≈ 0.06 to 0.006; ρ = 0.01 takes ~70. The
+// portable kernels are ~5× slower per multiply-add and were fastest with
+// 0–10 columns (ρ ≈ 0.25). The AVX2 kernels (forced on the same machine)
+// took 1.2–1.5× the AVX-512 ones' time at 50–200 columns: ρ = 0.02.
 func densityCut() float64 {
-	if simdLanes() > 1 {
-		return 0.004
+	switch lanes := simdLanes(); {
+	case lanes >= 16:
+		return 0.01
+	case lanes >= 8:
+		return 0.02
 	}
-	return 0.03
+	return 0.25
 }
 
 // maxPanel caps the panel's width: past it the scatter work left is tiny next
@@ -94,27 +102,40 @@ func choosePanel(X, Y *Features, s Semiring) []int32 {
 		sy = statsOf(Y)
 	}
 	nx, ny := float64(X.Rows()), float64(Y.Rows())
-	var cand []int32
-	for c := range int32(X.NumCols) {
-		if sx.rows[c] > 0 && sy.rows[c] > 0 && max(sx.max[c], sy.max[c]) <= maxPanelValue {
-			cand = append(cand, c)
-		}
-	}
 	work := func(c int32) float64 { return float64(sx.rows[c]) * float64(sy.rows[c]) }
+	// The candidates are the columns whose work passes cut; sorting only
+	// those, not all ~10^5 columns, saves most of the planning time.
+	pick := func(cut float64) []int32 {
+		var cand []int32
+		for c := range int32(X.NumCols) {
+			if work(c) > cut && max(sx.max[c], sy.max[c]) <= maxPanelValue {
+				cand = append(cand, c)
+			}
+		}
+		return cand
+	}
+	var cand []int32
+	if forcePanel >= 0 {
+		// Lower the cut until forcePanel columns pass it, or all do.
+		cut := nx * ny
+		for cand = pick(cut); len(cand) < forcePanel && cut >= 1; cand = pick(cut) {
+			cut /= 2
+		}
+		if len(cand) < forcePanel {
+			cand = pick(0)
+		}
+	} else {
+		cand = pick(densityCut() * nx * ny)
+	}
 	slices.SortFunc(cand, func(a, b int32) int {
 		if c := cmp.Compare(work(b), work(a)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	width := 0
+	width := min(len(cand), maxPanel)
 	if forcePanel >= 0 {
 		width = min(forcePanel, len(cand))
-	} else {
-		cut := densityCut() * nx * ny
-		for width < len(cand) && width < maxPanel && work(cand[width]) > cut {
-			width++
-		}
 	}
 	in := make([]bool, X.NumCols)
 	for width > 0 {

@@ -54,7 +54,14 @@ func buildScatter(X, Y *Features, xrows, yrows []int32, panelCol []int32, symmet
 			}
 		}
 	}
+	m := 0 // the sparse nonzeros of X
+	for _, c := range X.Col {
+		if panelCol[c] < 0 {
+			m++
+		}
+	}
 	sc.ptr = make([]int32, 1, len(xrows)+1)
+	sc.val, sc.from, sc.to = make([]uint32, 0, m), make([]int32, 0, m), make([]int32, 0, m)
 	for _, r := range xrows {
 		for k := X.Ptr[r]; k < X.Ptr[r+1]; k++ {
 			c := X.Col[k]

@@ -70,8 +70,8 @@ type Options struct {
 	Semiring Semiring
 	// NJobs is the number of goroutines; <= 0 uses all cores.
 	NJobs int
-	// Control stops the computation and reports progress (in rows of the
-	// result, plus tile rows of the mirror when symmetric); nil for none.
+	// Control stops the computation and reports progress in rows of the
+	// result; nil for none.
 	Control *schedule.Control
 	// Order is the order in which rows are processed; the result is always
 	// in the caller's order. The zero value, DefaultOrder, is KeepOrder: on

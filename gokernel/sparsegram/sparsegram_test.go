@@ -57,7 +57,7 @@ func nanSlice(n int) []float64 {
 // goroutines, panels of no, some and all columns, both row orders, and the
 // SIMD and portable kernels. out starts as NaN so a missed entry fails too.
 func TestGramAgainstReference(t *testing.T) {
-	defer func(f int, n bool) { forcePanel, noSIMD = f, n }(forcePanel, noSIMD)
+	defer func(f int, n, a bool) { forcePanel, noSIMD, noAVX512 = f, n, a }(forcePanel, noSIMD, noAVX512)
 	for _, tc := range testCases() {
 		for _, s := range []Semiring{SumProduct, SumMin} {
 			for _, sym := range []bool{true, false} {
@@ -71,10 +71,10 @@ func TestGramAgainstReference(t *testing.T) {
 				}
 				for _, panel := range []int{-1, 0, 3, 1 << 30} {
 					for _, order := range []RowOrder{DefaultOrder, KeepOrder, MinHashOrder} {
-						for _, portable := range []bool{false, true} {
+						for _, kern := range []string{"best", "avx2", "portable"} {
 							for _, jobs := range []int{1, 3} {
-								forcePanel, noSIMD = panel, portable
-								name := fmt.Sprintf("%s/s%d/sym=%v/panel=%d/order=%d/portable=%v/jobs=%d", tc.name, s, sym, panel, order, portable, jobs)
+								forcePanel, noSIMD, noAVX512 = panel, kern == "portable", kern == "avx2"
+								name := fmt.Sprintf("%s/s%d/sym=%v/panel=%d/order=%d/kernel=%s/jobs=%d", tc.name, s, sym, panel, order, kern, jobs)
 								got := nanSlice(len(want))
 								err := Gram(tc.X, tc.Y, sym, Options{Semiring: s, NJobs: jobs, Order: order}, got)
 								if err != nil {
@@ -97,8 +97,11 @@ func TestGramAgainstReference(t *testing.T) {
 // TestPanelKernels checks the tile kernels in use against the portable ones
 // on random tiles with all panel lengths 0..40.
 func TestPanelKernels(t *testing.T) {
+	defer func(a bool) { noAVX512 = a }(noAVX512)
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, s := range []Semiring{SumProduct, SumMin} {
+	for _, s := range []Semiring{SumProduct, SumMin, SumProduct + 2, SumMin + 2} {
+		noAVX512 = s >= 2 // the AVX2 kernels, where the CPU has them
+		s %= 2
 		kern, nr := kernelFor(s)
 		ref := prodGo(nr)
 		if s == SumMin {

@@ -1,0 +1,92 @@
+package sparsegram
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Benchmarks run on the synthetic NCI1-like WL features (nci1Like) and, when
+// ../shared/datasets/NCI1 is found, on NCI1's own WL (h = 5) features.
+
+func benchGram(b *testing.B, X *Features, opt Options) {
+	out := make([]float64, X.Rows()*X.Rows())
+	b.ResetTimer()
+	for b.Loop() {
+		if err := Gram(X, nil, true, opt, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchData(b *testing.B) map[string]*Features {
+	d := map[string]*Features{"synthetic": nci1Like(1)}
+	if f := nci1WLOrNil(b); f != nil {
+		d["NCI1"] = f
+	}
+	return d
+}
+
+func nci1WLOrNil(b *testing.B) (f *Features) {
+	ok := b.Run("load", func(b *testing.B) { f = nci1WL(b, 5) })
+	if !ok || f == nil {
+		return nil
+	}
+	return f
+}
+
+var semirings = map[string]Semiring{"SumProduct": SumProduct, "SumMin": SumMin}
+
+// BenchmarkGram is the full symmetric Gram of 4,100 graphs with the default
+// options (all cores), as the Python side calls it.
+func BenchmarkGram(b *testing.B) {
+	for dn, X := range benchData(b) {
+		for sn, s := range semirings {
+			b.Run(dn+"/"+sn, func(b *testing.B) { benchGram(b, X, Options{Semiring: s}) })
+		}
+	}
+}
+
+// BenchmarkOrder compares the row orders (the measurement behind
+// defaultOrder).
+func BenchmarkOrder(b *testing.B) {
+	for dn, X := range benchData(b) {
+		for sn, s := range semirings {
+			for on, o := range map[string]RowOrder{"keep": KeepOrder, "minhash": MinHashOrder} {
+				b.Run(dn+"/"+sn+"/"+on, func(b *testing.B) { benchGram(b, X, Options{Semiring: s, Order: o}) })
+			}
+		}
+	}
+}
+
+// BenchmarkPanelWidth forces the panel width (the measurement behind
+// densityCut).
+func BenchmarkPanelWidth(b *testing.B) {
+	defer func(f int) { forcePanel = f }(forcePanel)
+	X := nci1Like(1)
+	for sn, s := range semirings {
+		for _, F := range []int{0, 25, 50, 100, 200, 400, 800} {
+			b.Run(fmt.Sprintf("%s/F=%d", sn, F), func(b *testing.B) {
+				forcePanel = F
+				benchGram(b, X, Options{Semiring: s})
+			})
+		}
+	}
+}
+
+// BenchmarkReference compares the merge reference with the engine on the
+// first 1,000 rows (the reference takes seconds on all 4,100).
+func BenchmarkReference(b *testing.B) {
+	full := nci1Like(1)
+	X := &Features{NumCols: full.NumCols, Ptr: full.Ptr[:1001], Col: full.Col[:full.Ptr[1000]], Val: full.Val[:full.Ptr[1000]]}
+	out := make([]float64, 1000*1000)
+	for sn, s := range semirings {
+		b.Run(sn+"/reference", func(b *testing.B) {
+			for b.Loop() {
+				if err := referenceGram(X, X, true, Options{Semiring: s}, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(sn+"/engine", func(b *testing.B) { benchGram(b, X, Options{Semiring: s}) })
+	}
+}
