@@ -20,18 +20,12 @@ func benchGram(b *testing.B, X *Features, opt Options) {
 
 func benchData(b *testing.B) map[string]*Features {
 	d := map[string]*Features{"synthetic": nci1Like(1)}
-	if f := nci1WLOrNil(b); f != nil {
+	if f, err := nci1Features(); err == nil {
 		d["NCI1"] = f
+	} else {
+		b.Log("NCI1 skipped:", err)
 	}
 	return d
-}
-
-func nci1WLOrNil(b *testing.B) (f *Features) {
-	ok := b.Run("load", func(b *testing.B) { f = nci1WL(b, 5) })
-	if !ok || f == nil {
-		return nil
-	}
-	return f
 }
 
 var semirings = map[string]Semiring{"SumProduct": SumProduct, "SumMin": SumMin}
@@ -88,5 +82,16 @@ func BenchmarkReference(b *testing.B) {
 			}
 		})
 		b.Run(sn+"/engine", func(b *testing.B) { benchGram(b, X, Options{Semiring: s}) })
+	}
+}
+
+// BenchmarkSumMinUnary compares the SumMin Gram with the SumProduct Gram of
+// the unary expansion (min(a, b) = Σ_t [a ≥ t][b ≥ t]), which has the same
+// values, to see whether a min-add panel kernel is worth its own code.
+func BenchmarkSumMinUnary(b *testing.B) {
+	for dn, X := range benchData(b) {
+		b.Run(dn+"/min-add", func(b *testing.B) { benchGram(b, X, Options{Semiring: SumMin}) })
+		U := unary(X)
+		b.Run(dn+"/unary", func(b *testing.B) { benchGram(b, U, Options{Semiring: SumProduct}) })
 	}
 }

@@ -9,6 +9,7 @@ package sparsegram
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/graphgram/graphgram/gokernel/schedule"
 )
@@ -100,7 +101,9 @@ func Gram(X, Y *Features, symmetric bool, opt Options, out []float64) error {
 	if nx == 0 || ny == 0 {
 		return nil
 	}
-	if bound(X, Y, opt.Semiring, func(int32) bool { return true }) >= 1<<53 {
+	// The engine indexes rows and nonzeros with int32 and sums in float64.
+	if max(nx, ny, len(X.Col), len(Y.Col)) >= math.MaxInt32 ||
+		bound(X, Y, opt.Semiring, func(int32) bool { return true }) >= 1<<53 {
 		return referenceGram(X, Y, symmetric, opt, out)
 	}
 	if opt.Control.Cancelled() {

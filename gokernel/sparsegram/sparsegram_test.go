@@ -210,3 +210,52 @@ func TestCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestUnary checks the identity behind BenchmarkSumMinUnary.
+func TestUnary(t *testing.T) {
+	for _, tc := range testCases()[:8] {
+		n := tc.X.Rows()
+		want, got := make([]float64, n*n), make([]float64, n*n)
+		if err := Gram(tc.X, nil, true, Options{Semiring: SumMin}, want); err != nil {
+			t.Fatal(err)
+		}
+		if err := Gram(unary(tc.X), nil, true, Options{Semiring: SumProduct}, got); err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("%s: entry %d: unary %v, min %v", tc.name, k, got[k], want[k])
+			}
+		}
+	}
+}
+
+// TestNCI1 checks the engine on real WL features: the first 400 graphs of
+// NCI1 (skipped when the data set is absent) against the first 100.
+func TestNCI1(t *testing.T) {
+	f := nci1WL(t)
+	sub := func(rows int) *Features {
+		return &Features{NumCols: f.NumCols, Ptr: f.Ptr[:rows+1], Col: f.Col[:f.Ptr[rows]], Val: f.Val[:f.Ptr[rows]]}
+	}
+	X, Y := sub(400), sub(100)
+	for _, s := range []Semiring{SumProduct, SumMin} {
+		for _, sym := range []bool{true, false} {
+			ny := Y.Rows()
+			if sym {
+				ny = X.Rows()
+			}
+			want, got := make([]float64, X.Rows()*ny), nanSlice(X.Rows()*ny)
+			if err := referenceGram(X, map[bool]*Features{true: X, false: Y}[sym], sym, Options{Semiring: s}, want); err != nil {
+				t.Fatal(err)
+			}
+			if err := Gram(X, Y, sym, Options{Semiring: s}, got); err != nil {
+				t.Fatal(err)
+			}
+			for k := range want {
+				if got[k] != want[k] {
+					t.Fatalf("semiring %d, symmetric %v: entry %d = %v, want %v", s, sym, k, got[k], want[k])
+				}
+			}
+		}
+	}
+}
