@@ -61,12 +61,12 @@ func statsOf(f *Features) colStats {
 }
 
 // rowNorms returns the largest row sum (L1) and the largest count (L∞) of f
-// over the columns where in(c) holds.
-func rowNorms(f *Features, in func(c int32) bool) (l1, linf float64) {
+// over the columns where in holds (all when in is nil).
+func rowNorms(f *Features, in []bool) (l1, linf float64) {
 	for r := 0; r < f.Rows(); r++ {
 		s := 0.0
 		for k := f.Ptr[r]; k < f.Ptr[r+1]; k++ {
-			if in(f.Col[k]) {
+			if in == nil || in[f.Col[k]] {
 				v := float64(f.Val[k])
 				s += v
 				linf = max(linf, v)
@@ -78,10 +78,10 @@ func rowNorms(f *Features, in func(c int32) bool) (l1, linf float64) {
 }
 
 // bound returns an upper bound on every kernel value over the columns where
-// in holds: every partial sum of nonnegative terms is at most the total, so
+// in holds (all when in is nil): every partial sum of nonnegative terms is at most the total, so
 // sums below 2^24 (float32) or 2^53 (float64) are exact in any order.
 // Σ_f x_f·y_f ≤ ‖x‖₁‖y‖∞ and Σ_f min(x_f, y_f) ≤ min(‖x‖₁, ‖y‖₁).
-func bound(X, Y *Features, s Semiring, in func(c int32) bool) float64 {
+func bound(X, Y *Features, s Semiring, in []bool) float64 {
 	xl1, xinf := rowNorms(X, in)
 	yl1, yinf := xl1, xinf
 	if Y != X {
@@ -143,7 +143,7 @@ func choosePanel(X, Y *Features, s Semiring) []int32 {
 		for _, c := range cand[:width] {
 			in[c] = true
 		}
-		if bound(X, Y, s, func(c int32) bool { return in[c] }) < 1<<24 {
+		if bound(X, Y, s, in) < 1<<24 {
 			break
 		}
 		width /= 2

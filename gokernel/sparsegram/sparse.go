@@ -37,42 +37,56 @@ func buildScatter(X, Y *Features, xrows, yrows []int32, panelCol []int32, symmet
 	var sc scatter
 	n := colPtr[nc]
 	sc.outCol, sc.outVal = make([]int32, n), make([]uint32, n)
-	fill := append([]int32(nil), colPtr[:nc]...)
-	var own []int32 // symmetric: the list entry of each nonzero of X
-	if symmetric {
-		own = make([]int32, len(X.Col))
-	}
-	for _, r := range yrows {
-		for k := Y.Ptr[r]; k < Y.Ptr[r+1]; k++ {
-			if c := Y.Col[k]; panelCol[c] < 0 {
-				e := fill[c]
-				fill[c]++
-				sc.outCol[e], sc.outVal[e] = r, Y.Val[k]
-				if symmetric {
-					own[k] = e
-				}
+	m := n // the sparse nonzeros of X
+	if !symmetric {
+		m = 0
+		for _, c := range X.Col {
+			if panelCol[c] < 0 {
+				m++
 			}
-		}
-	}
-	m := 0 // the sparse nonzeros of X
-	for _, c := range X.Col {
-		if panelCol[c] < 0 {
-			m++
 		}
 	}
 	sc.ptr = make([]int32, 1, len(xrows)+1)
 	sc.val, sc.from, sc.to = make([]uint32, 0, m), make([]int32, 0, m), make([]int32, 0, m)
+	// Shifted by one, colPtr[c+1] holds column c's start and serves as its
+	// fill position; filling advances it to the column's end, which is
+	// column c+1's start, so that colPtr is the column pointer again.
+	copy(colPtr[1:], colPtr[:nc])
+	fill := colPtr[1:]
+	for _, r := range yrows {
+		for k := Y.Ptr[r]; k < Y.Ptr[r+1]; k++ {
+			c := Y.Col[k]
+			if panelCol[c] >= 0 {
+				continue
+			}
+			e := fill[c]
+			fill[c]++
+			sc.outCol[e], sc.outVal[e] = r, Y.Val[k]
+			if symmetric {
+				// Processing row r's list for c starts at its own entry and
+				// runs to the column's end, known once all are counted.
+				sc.val = append(sc.val, Y.Val[k])
+				sc.from = append(sc.from, e)
+				sc.to = append(sc.to, c) // made the column's end below
+			}
+		}
+		if symmetric {
+			sc.ptr = append(sc.ptr, int32(len(sc.val)))
+		}
+	}
+	if symmetric {
+		for t, c := range sc.to {
+			sc.to[t] = colPtr[c+1]
+		}
+		return sc
+	}
 	for _, r := range xrows {
 		for k := X.Ptr[r]; k < X.Ptr[r+1]; k++ {
 			c := X.Col[k]
 			if panelCol[c] >= 0 {
 				continue
 			}
-			from, to := colPtr[c], colPtr[c+1]
-			if symmetric {
-				from = own[k]
-			}
-			if from < to {
+			if from, to := colPtr[c], colPtr[c+1]; from < to {
 				sc.val = append(sc.val, X.Val[k])
 				sc.from = append(sc.from, from)
 				sc.to = append(sc.to, to)

@@ -103,7 +103,7 @@ func Gram(X, Y *Features, symmetric bool, opt Options, out []float64) error {
 	}
 	// The engine indexes rows and nonzeros with int32 and sums in float64.
 	if max(nx, ny, len(X.Col), len(Y.Col)) >= math.MaxInt32 ||
-		bound(X, Y, opt.Semiring, func(int32) bool { return true }) >= 1<<53 {
+		bound(X, Y, opt.Semiring, nil) >= 1<<53 {
 		return referenceGram(X, Y, symmetric, opt, out)
 	}
 	if opt.Control.Cancelled() {
