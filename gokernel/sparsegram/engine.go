@@ -1,6 +1,10 @@
 package sparsegram
 
-import "github.com/graphgram/graphgram/gokernel/schedule"
+import (
+	"sync"
+
+	"github.com/graphgram/graphgram/gokernel/schedule"
+)
 
 // blockRows is the number of processing rows of one task. It is a multiple
 // of mr and of every kernel's nr, so that a symmetric block's panel products
@@ -51,13 +55,24 @@ func newEngine(X, Y *Features, symmetric bool, opt Options, out []float64) *engi
 		e.keepOrder = true
 		e.xrows, e.yrows = identity(e.nx), identity(e.ny)
 	}
-	if F := len(cols); F > 0 {
-		kern, nr := kernelFor(opt.Semiring)
-		e.pan = panel{F: F, nr: nr, kern: kern,
-			ap: packA(X, e.xrows, panelCol, F),
-			bp: packB(Y, e.yrows, panelCol, F, nr)}
+	pack := func() {
+		if F := len(cols); F > 0 {
+			kern, nr := kernelFor(opt.Semiring)
+			e.pan = panel{F: F, nr: nr, kern: kern,
+				ap: packA(X, e.xrows, panelCol, F),
+				bp: packB(Y, e.yrows, panelCol, F, nr)}
+		}
+	}
+	// Packing (~2 ms on NCI1) overlaps the index build (~7 ms) when more
+	// than one goroutine is allowed.
+	var wg sync.WaitGroup
+	if schedule.Workers(opt.NJobs) > 1 {
+		wg.Go(pack)
+	} else {
+		pack()
 	}
 	e.sc = buildScatter(X, Y, e.xrows, e.yrows, panelCol, symmetric)
+	wg.Wait()
 	return e
 }
 

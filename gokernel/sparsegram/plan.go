@@ -133,7 +133,9 @@ func choosePanel(X, Y *Features, s Semiring) []int32 {
 		}
 		return cmp.Compare(a, b)
 	})
-	width := min(len(cand), maxPanel)
+	// The packed panel takes F·(nx+ny) float32s: at most about the size of
+	// the result (nx·ny float64s), which matters only for very unequal shapes.
+	width := min(len(cand), maxPanel, max(1, int(2*nx*ny/(nx+ny))))
 	if forcePanel >= 0 {
 		width = min(forcePanel, len(cand))
 	}

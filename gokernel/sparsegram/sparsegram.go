@@ -4,6 +4,16 @@
 // histograms, the shortest-path kernel's exact-count path). One row of Φ per
 // graph, one column per feature; X and Y must number their features from one
 // dictionary (build both in one call).
+//
+// Gram splits the feature columns by how many rows hold them (plan.go). The
+// few held by many rows (WL's first iterations) form a dense panel whose
+// block of K is a small dense product, computed exactly in float32 by
+// register-tiled SIMD kernels (panel*.go, GOEXPERIMENT=simd on amd64, with a
+// portable fallback). The many rare ones are scattered row by row through an
+// inverted index into the output row, which stays in cache (sparse.go).
+// Symmetric results compute the upper triangle and mirror it (engine.go). On
+// NCI1's WL features (4,110 graphs, h = 5) the symmetric Gram takes ~50 ms
+// on 2 cores against ~2 s for merging every pair of rows.
 package sparsegram
 
 import (
@@ -68,6 +78,7 @@ const (
 
 // Options configures Gram and Diag.
 type Options struct {
+	// Semiring says how two rows combine; the zero value is SumProduct.
 	Semiring Semiring
 	// NJobs is the number of goroutines; <= 0 uses all cores.
 	NJobs int
