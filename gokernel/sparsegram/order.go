@@ -74,13 +74,13 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
-// defaultOrder is what DefaultOrder means. BenchmarkOrder, symmetric Gram
-// of 4,100 rows with the default panel, best of 5, 2 cores at load ~1.1,
-// GOEXPERIMENT=simd (AVX-512), keep vs MinHash order:
+// defaultOrder is what DefaultOrder means. BenchmarkOrder (symmetric Gram of
+// ~4,100 rows, default panel, NJobs = all 2 cores, load average ~1 from
+// another job, GOEXPERIMENT=simd with AVX-512; median of 3), keep vs MinHash:
 //
-//	NCI1 WL     SumProduct 49 vs 86 ms, SumMin 45 vs 88 ms
-//	NCI1-like   SumProduct 47 vs 93 ms, SumMin 92 vs 101 ms
-//	no panel    NCI1 SumProduct 83 vs 148 ms, SumMin 129 vs 145 ms
+//	NCI1 WL (h = 5)  SumProduct 48 vs 84 ms, SumMin 46 vs 89 ms
+//	NCI1-like        SumProduct 54 vs 110 ms, SumMin 57 vs 112 ms
+//	no panel, NCI1   SumProduct 83 vs 148 ms, SumMin 129 vs 145 ms (best of 5)
 //
 // Grouping rows does not pay here: the inverted lists already stream, the
 // output row being scattered into stays in cache in either order, and a
