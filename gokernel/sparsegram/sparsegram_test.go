@@ -153,6 +153,13 @@ func TestErrors(t *testing.T) {
 	if err := Gram(a, nil, true, Options{}, make([]float64, 0)); err == nil {
 		t.Error("wrong len(out), symmetric: no error")
 	}
+	bad := &Features{NumCols: 3, Ptr: []int{0, 2}, Col: []int32{2, 1}, Val: []uint32{1, 1}}
+	if err := Gram(bad, a, false, Options{}, make([]float64, 1)); err == nil {
+		t.Error("unsorted columns: no error")
+	}
+	if err := Gram(a, bad, false, Options{}, make([]float64, 1)); err == nil {
+		t.Error("unsorted columns in Y: no error")
+	}
 	if err := Diag(a, Options{}, nil); err == nil {
 		t.Error("Diag, wrong len(out): no error")
 	}
