@@ -2,6 +2,7 @@ package sparsegram
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -14,23 +15,26 @@ import (
 // is the ratio of a panel multiply-add (one SIMD lane) to a scattered one.
 
 // densityCut is ρ: a column joins the panel when n_f^X·n_f^Y > ρ·nx·ny.
-// Measured on the NCI1-like features (BenchmarkPanelWidth; 4,100 rows, one
-// goroutine, best of 5, load average ~1.2 on 2 cores): with the AVX-512
-// kernels the symmetric Gram took 83, 76, 83, 77, 81, 125, 107 and 159 ms for
-// panels of 10, 25, 50, 75, 100, 150, 200 and 400 columns (201 ms with none)
-// for SumProduct, and 100, 87, 82, 100, 106, 118, 142, 207 ms for SumMin:
-// flat from 25 to 100 columns, ρ ≈ 0.06 to 0.006; ρ = 0.01 takes ~70. The
-// portable kernels are ~5× slower per multiply-add and were fastest with
-// 0–10 columns (ρ ≈ 0.25). The AVX2 kernels (forced on the same machine)
-// took 1.2–1.5× the AVX-512 ones' time at 50–200 columns: ρ = 0.02.
+// Measured on NCI1's WL features (4,110 rows, h = 5; symmetric, 2 cores
+// shared with another job, load average ~1; the panel widths interleaved,
+// 9 rounds, median): with the AVX-512 kernels SumProduct took 96, 43, 41,
+// 44, 50 and 62 ms for panels of 0, 25, 50, 72, 100 and 150 columns, SumMin
+// 99, 43, 47, 49, 55 and 69 ms. On the NCI1-like features (one goroutine,
+// best of 5) the curve was as flat from 25 to 100 columns. ρ = 0.02 takes
+// the 45 columns of NCI1 with n_f > 580, and 53 of the NCI1-like ones. The
+// AVX2 kernels (forced on the same machine) took 1.2–1.5× the AVX-512 ones'
+// time at 50–200 columns: ρ = 0.04. The portable kernels lost to the scatter at every width tried (interleaved,
+// SumProduct 95, 104 and 106 ms for 0, 3 and 8 columns; SumMin 105, 113,
+// 114 ms): the panel's fixed cost, storing every entry through tiles,
+// exceeds what its few columns save, so without SIMD everything is scattered.
 func densityCut() float64 {
 	switch lanes := simdLanes(); {
 	case lanes >= 16:
-		return 0.01
-	case lanes >= 8:
 		return 0.02
+	case lanes >= 8:
+		return 0.04
 	}
-	return 0.25
+	return math.Inf(1)
 }
 
 // maxPanel caps the panel's width: past it the scatter work left is tiny next
