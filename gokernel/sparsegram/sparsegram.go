@@ -4,11 +4,22 @@
 // histograms, the shortest-path kernel's exact-count path). One row of Φ per
 // graph, one column per feature; X and Y must number their features from one
 // dictionary (build both in one call).
+//
+// Gram splits the feature columns by how many rows hold them (plan.go). The
+// few held by many rows (WL's first iterations) form a dense panel whose
+// block of K is a small dense product, computed exactly in float32 by
+// register-tiled SIMD kernels (panel*.go, GOEXPERIMENT=simd on amd64, with a
+// portable fallback). The many rare ones are scattered row by row through an
+// inverted index into the output row, which stays in cache (sparse.go).
+// Symmetric results compute the upper triangle and mirror it (engine.go). On
+// NCI1's WL features (4,110 graphs, h = 5) the symmetric Gram takes 40–50 ms
+// on 2 cores against ~2 s for merging every pair of rows.
 package sparsegram
 
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/graphgram/graphgram/gokernel/schedule"
 )
@@ -67,18 +78,27 @@ const (
 
 // Options configures Gram and Diag.
 type Options struct {
+	// Semiring says how two rows combine; the zero value is SumProduct.
 	Semiring Semiring
 	// NJobs is the number of goroutines; <= 0 uses all cores.
 	NJobs int
 	// Control stops the computation and reports progress in rows of the
 	// result; nil for none.
 	Control *schedule.Control
+	// Order is the order in which rows are processed; the result is always
+	// in the caller's order. The zero value, DefaultOrder, is KeepOrder: on
+	// NCI1-like WL features MinHashOrder measured no faster (see defaultOrder).
+	Order RowOrder
 }
 
 // Gram writes K(X, Y) to out, row-major len(X)×len(Y). With symmetric, Y is
-// ignored and taken to be X: the upper triangle is computed and mirrored.
-// Values are exact: sums of integer products accumulate in int64 (an overflow
-// past 2^63 is not checked) and are returned as float64 (exact below 2^53).
+// ignored and taken to be X: the upper triangle is computed and mirrored, so
+// out is exactly symmetric. Values are exact integers: the widely held
+// features go through a dense float32 panel whose sums are kept below 2^24,
+// the others are added in float64 when every kernel value is provably below
+// 2^53, and inputs that could exceed that are summed in int64 row pair by
+// row pair (an overflow past 2^63 is not checked). Malformed X or Y (see
+// Validate) return an error.
 func Gram(X, Y *Features, symmetric bool, opt Options, out []float64) error {
 	if symmetric {
 		Y = X
@@ -90,22 +110,28 @@ func Gram(X, Y *Features, symmetric bool, opt Options, out []float64) error {
 	if len(out) != nx*ny {
 		return fmt.Errorf("sparsegram: output has %d entries for a %d×%d kernel matrix", len(out), nx, ny)
 	}
-	opt.Control.AddTotal(nx)
-	return schedule.Run(opt.Control, nx, opt.NJobs, 1, func(_, i int) error {
-		j0 := 0
-		if symmetric {
-			j0 = i
+	// The engine indexes with the columns (~1 ms for NCI1 to check): a
+	// malformed matrix returns an error instead of panicking.
+	if err := X.Validate(); err != nil {
+		return fmt.Errorf("X: %w", err)
+	}
+	if Y != X {
+		if err := Y.Validate(); err != nil {
+			return fmt.Errorf("Y: %w", err)
 		}
-		for j := j0; j < ny; j++ {
-			v := float64(rowPair(X, i, Y, j, opt.Semiring))
-			out[i*ny+j] = v
-			if symmetric {
-				out[j*ny+i] = v
-			}
-		}
-		opt.Control.Done(1)
+	}
+	if nx == 0 || ny == 0 {
 		return nil
-	})
+	}
+	// The engine indexes rows and nonzeros with int32 and sums in float64.
+	if max(nx, ny, len(X.Col), len(Y.Col)) >= math.MaxInt32 ||
+		bound(X, Y, opt.Semiring, nil) >= 1<<53 {
+		return referenceGram(X, Y, symmetric, opt, out)
+	}
+	if opt.Control.Cancelled() {
+		return schedule.ErrCancelled
+	}
+	return newEngine(X, Y, symmetric, opt, out).run(opt.NJobs)
 }
 
 // Diag writes K(x, x) for every row x of X to out.
@@ -114,31 +140,16 @@ func Diag(X *Features, opt Options, out []float64) error {
 		return fmt.Errorf("sparsegram: output has %d entries for %d rows", len(out), X.Rows())
 	}
 	for i := range out {
-		out[i] = float64(rowPair(X, i, X, i, opt.Semiring))
+		var sum int64
+		for k := X.Ptr[i]; k < X.Ptr[i+1]; k++ {
+			v := int64(X.Val[k])
+			if opt.Semiring == SumMin {
+				sum += v
+			} else {
+				sum += v * v
+			}
+		}
+		out[i] = float64(sum)
 	}
 	return nil
-}
-
-// rowPair combines row i of X and row j of Y by merging their sorted columns.
-func rowPair(X *Features, i int, Y *Features, j int, s Semiring) int64 {
-	a, b := X.Ptr[i], Y.Ptr[j]
-	ae, be := X.Ptr[i+1], Y.Ptr[j+1]
-	var sum int64
-	for a < ae && b < be {
-		switch ca, cb := X.Col[a], Y.Col[b]; {
-		case ca < cb:
-			a++
-		case ca > cb:
-			b++
-		default:
-			if s == SumMin {
-				sum += int64(min(X.Val[a], Y.Val[b]))
-			} else {
-				sum += int64(X.Val[a]) * int64(Y.Val[b])
-			}
-			a++
-			b++
-		}
-	}
-	return sum
 }
