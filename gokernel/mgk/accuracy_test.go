@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/gokernel/tudataset/tudatasettest"
 )
 
 // calibrate names the data sets TestCalibrateAccuracy measures, as
@@ -94,7 +95,7 @@ func TestCalibrateAccuracy(t *testing.T) {
 func dataSubset(t *testing.T, spec string) (string, []*graph.Graph) {
 	t.Helper()
 	name, count, _ := strings.Cut(spec, ":")
-	gs := loadSet(t, name).Graphs
+	gs := tudatasettest.Load(t, name).Graphs
 	if n, err := strconv.Atoi(count); err == nil && n < len(gs) {
 		sub := make([]*graph.Graph, n)
 		for i := range sub {

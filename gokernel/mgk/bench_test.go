@@ -16,10 +16,8 @@ import (
 // mutagFull loads the whole MUTAG set when the shared copy is present, else the
 // 20-graph excerpt in testdata.
 func mutagFull(b testing.TB) []*graph.Graph {
-	if dir, err := tudataset.SetDir("MUTAG"); err == nil {
-		if ds, err := tudataset.Load(dir, "MUTAG"); err == nil {
-			return ds.Graphs
-		}
+	if ds, err := tudataset.Open("MUTAG"); err == nil {
+		return ds.Graphs
 	}
 	gs, _ := goldenSetup(b)
 	return gs
@@ -137,13 +135,8 @@ func operatorPairs() []struct {
 		g, h *graph.Graph
 	}
 	var ps []pair
-	sets := []string{"MUTAG", "NCI1", "PROTEINS"}
-	root, err := tudataset.Dir()
-	if err != nil {
-		sets = nil // the synthetic pairs only
-	}
-	for _, name := range sets {
-		gs, err := octiletest.ReadTU(root, name)
+	for _, name := range []string{"MUTAG", "NCI1", "PROTEINS"} {
+		gs, err := octiletest.ReadShared(name)
 		if err != nil || len(gs) < 2 {
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
-	"github.com/graphgram/graphgram/gokernel/tudataset"
+	"github.com/graphgram/graphgram/gokernel/tudataset/tudatasettest"
 )
 
 var (
@@ -32,7 +32,7 @@ func TestPairCPUTime(t *testing.T) {
 	if *cpuPairs == 0 {
 		t.Skip("no -cpupairs")
 	}
-	ds := loadSet(t, *cpuSet)
+	ds := tudatasettest.Load(t, *cpuSet)
 	gs := ds.Graphs
 	slices.SortStableFunc(gs, func(a, b *graph.Graph) int { return a.N - b.N })
 	type cfg struct {
@@ -89,7 +89,7 @@ func TestGramGradCPUTime(t *testing.T) {
 	if *cpuPairs == 0 {
 		t.Skip("no -cpupairs")
 	}
-	ds := loadSet(t, *cpuSet)
+	ds := tudatasettest.Load(t, *cpuSet)
 	gs := ds.Graphs[:min(*cpuPairs, len(ds.Graphs))]
 	n := len(gs)
 	var err error
@@ -140,18 +140,4 @@ func TestGramGradCPUTime(t *testing.T) {
 			t.Logf("grad=%v %-13s cpu %v  ×%.2f", grad, c.name, best[ci], best[0].Seconds()/best[ci].Seconds())
 		}
 	}
-}
-
-// loadSet loads a TU data set from tudataset.Dir, skipping the test when it is absent.
-func loadSet(t *testing.T, name string) *tudataset.Dataset {
-	t.Helper()
-	dir, err := tudataset.SetDir(name)
-	if err != nil {
-		t.Skip(err)
-	}
-	ds, err := tudataset.Load(dir, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 	"github.com/graphgram/graphgram/gokernel/octile/octiletest"
-	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
 // Benchmarks. Effective GFLOP/s counts 2 flops per nonzero of the product
@@ -74,13 +73,8 @@ func largestPair(gs []*graph.Graph) (*graph.Graph, *graph.Graph) {
 
 func loadBenchPairs() {
 	feat := func(g *graph.Graph, seed uint64) *graph.Graph { return octiletest.WithEdgeFeatures(g, 3, seed) }
-	sets := []string{"MUTAG", "NCI1", "PROTEINS"}
-	root, err := tudataset.Dir()
-	if err != nil {
-		sets = nil // the synthetic pairs only
-	}
-	for _, name := range sets {
-		gs, err := octiletest.ReadTU(root, name)
+	for _, name := range []string{"MUTAG", "NCI1", "PROTEINS"} {
+		gs, err := octiletest.ReadShared(name)
 		if err != nil {
 			continue
 		}

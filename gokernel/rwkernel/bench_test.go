@@ -3,22 +3,8 @@ package rwkernel
 import (
 	"testing"
 
-	"github.com/graphgram/graphgram/gokernel/graph"
-	"github.com/graphgram/graphgram/gokernel/tudataset"
+	"github.com/graphgram/graphgram/gokernel/tudataset/tudatasettest"
 )
-
-func loadTU(b *testing.B, name string) []*graph.Graph {
-	b.Helper()
-	dir, err := tudataset.SetDir(name)
-	if err != nil {
-		b.Skip(err)
-	}
-	d, err := tudataset.Load(dir, name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return d.Graphs
-}
 
 // BenchmarkGram times whole-data-set Gram matrices: unlabeled (spectral) and
 // labeled (CG on the product graph), geometric with λ = 0.01, and exponential.
@@ -34,7 +20,7 @@ func BenchmarkGram(b *testing.B) {
 			{"unlabeled-p3", Options{Lambda: 0.01, Steps: 3}},
 		} {
 			b.Run(name+"/"+tc.name, func(b *testing.B) {
-				gs := loadTU(b, name)
+				gs := tudatasettest.Load(b, name).Graphs
 				out := make([]float64, len(gs)*len(gs))
 				for b.Loop() {
 					if err := Gram(gs, nil, true, tc.opt, out); err != nil {

@@ -138,12 +138,7 @@ func nci1WL(tb testing.TB) *Features {
 func nci1Features() (*Features, error) {
 	const h = 5
 	nci1.once.Do(func() {
-		dir, err := tudataset.SetDir("NCI1")
-		if err != nil {
-			nci1.err = err
-			return
-		}
-		ds, err := tudataset.Load(dir, "NCI1")
+		ds, err := tudataset.Open("NCI1")
 		if err != nil {
 			nci1.err = err
 			return

@@ -6,21 +6,8 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
-	"github.com/graphgram/graphgram/gokernel/tudataset"
+	"github.com/graphgram/graphgram/gokernel/tudataset/tudatasettest"
 )
-
-func loadTU(b *testing.B, name string) []*graph.Graph {
-	b.Helper()
-	dir, err := tudataset.SetDir(name)
-	if err != nil {
-		b.Skip(err)
-	}
-	d, err := tudataset.Load(dir, name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return d.Graphs
-}
 
 // BenchmarkGram times the symmetric Gram matrix of whole TU data sets, labeled
 // (feature-map method) and with a Gaussian length kernel (label join).
@@ -28,7 +15,7 @@ func BenchmarkGram(b *testing.B) {
 	for _, name := range []string{"MUTAG", "ENZYMES", "PROTEINS", "NCI1"} {
 		for _, kind := range []string{"label", "none", "label+gauss"} {
 			b.Run(name+"/"+kind, func(b *testing.B) {
-				gs := loadTU(b, name)
+				gs := tudatasettest.Load(b, name).Graphs
 				opt := Options{WeightCol: HopCounts}
 				switch kind {
 				case "label":
@@ -51,7 +38,7 @@ func BenchmarkGram(b *testing.B) {
 // BenchmarkFCSP times the general pass (node kernel on labels with h > 0, so no
 // exact-match shortcut) on MUTAG.
 func BenchmarkFCSP(b *testing.B) {
-	gs := loadTU(b, "MUTAG")
+	gs := tudatasettest.Load(b, "MUTAG").Graphs
 	opt := Options{WeightCol: HopCounts, NodeKernel: nodeKernels["label-h"], LengthKernel: lengthKernels["gauss"]}
 	out := make([]float64, len(gs)*len(gs))
 	for b.Loop() {

@@ -2,6 +2,7 @@ package tudataset
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -32,13 +33,13 @@ func Dir() (string, error) {
 			return cand, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no shared/datasets above %s; set $%s to the folder of the TU data sets", wd, DirEnv)
+			return "", fmt.Errorf("no shared/datasets above %s; set $%s to the folder of the TU data sets: %w", wd, DirEnv, fs.ErrNotExist)
 		}
 	}
 }
 
-// SetDir returns the folder of the data set name under Dir, or an error when
-// it is missing (tests skip on it).
+// SetDir returns the folder of the data set name under Dir, or an error
+// wrapping fs.ErrNotExist when it is missing (tests skip on it).
 func SetDir(name string) (string, error) {
 	root, err := Dir()
 	if err != nil {
@@ -49,4 +50,15 @@ func SetDir(name string) (string, error) {
 		return "", fmt.Errorf("data set %s not found: %w (set $%s)", name, err, DirEnv)
 	}
 	return d, nil
+}
+
+// Open loads the data set name from SetDir(name). When the data are absent the
+// error wraps fs.ErrNotExist, so that tests and benchmarks can skip on it and
+// fail on anything else.
+func Open(name string) (*Dataset, error) {
+	dir, err := SetDir(name)
+	if err != nil {
+		return nil, err
+	}
+	return Load(dir, name)
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/tudataset"
 )
 
 // EdgeCols is the number of edge feature columns of generated graphs.
@@ -206,6 +207,16 @@ func WithEdgeFeatures(g *graph.Graph, labels int, seed uint64) *graph.Graph {
 		panic(err)
 	}
 	return h
+}
+
+// ReadShared reads the data set name from tudataset.Dir, the shared data sets
+// (the error wraps fs.ErrNotExist when they are absent).
+func ReadShared(name string) ([]*graph.Graph, error) {
+	dir, err := tudataset.Dir()
+	if err != nil {
+		return nil, err
+	}
+	return ReadTU(dir, name)
 }
 
 // ReadTU reads data set name from dir/name in the TU format: name_A.txt (one

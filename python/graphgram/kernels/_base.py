@@ -24,7 +24,8 @@ def normalize_exponent(normalize):
 
 
 def cosine_normalize(K, diag_x, diag_y, s=1.0):
-    """Return K[i, j] / (diag_x[i] * diag_y[j]) ** (s / 2), with 0 where a diagonal is 0.
+    """Scale K in place to K[i, j] / (diag_x[i] * diag_y[j]) ** (s / 2), with 0 where a
+    diagonal is 0, and return it.
 
     s = 1 is the cosine normalization; 0 < s < 1 keeps part of the dependence of
     K on the graphs' sizes (their self-similarities), s = 0 all of it. Every s
@@ -34,8 +35,12 @@ def cosine_normalize(K, diag_x, diag_y, s=1.0):
     scale_y = np.zeros_like(diag_y)
     np.divide(1.0, np.sqrt(diag_x) ** s, out=scale_x, where=diag_x > 0)
     np.divide(1.0, np.sqrt(diag_y) ** s, out=scale_y, where=diag_y > 0)
-    # One factor per entry (s_i s_j, which is s_j s_i exactly): a symmetric K stays symmetric.
-    return K * np.outer(scale_x, scale_y)
+    # One factor per entry (s_i s_j, which is s_j s_i exactly): a symmetric K stays
+    # symmetric. Rows in blocks of about 64 Ki entries: no temporary as large as K.
+    step = max(1, 2**16 // max(1, K.shape[1]))
+    for a in range(0, K.shape[0], step):
+        K[a:a + step] *= np.outer(scale_x[a:a + step], scale_y)
+    return K
 
 
 def normalize_symmetric(K, d, s=1.0):

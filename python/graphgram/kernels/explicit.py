@@ -38,14 +38,20 @@ class _ExplicitFeatureKernel(GraphKernelBase):
     """
 
     _kernel = "explicit"
+    # The label parameters that may not be None.
+    _required_labels = ()
 
     def _labels(self):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _check_label_names(self, **names):
-        for what, value in names.items():
-            if value is not None and not isinstance(value, str):
-                raise TypeError("%s must be the name of an attribute or None, got %r" % (what, value))
+    def _check_params(self):
+        super()._check_params()
+        for what, value in zip(("node_label", "edge_label"), self._labels()):
+            if value is None and what not in self._required_labels:
+                continue
+            if not isinstance(value, str):
+                raise TypeError("%s must be the name of an attribute%s, got %r"
+                                % (what, "" if what in self._required_labels else " or None", value))
 
     def _attributes(self):
         node, edge = self._labels()
@@ -203,7 +209,6 @@ class WeisfeilerLehmanKernel(_ExplicitFeatureKernel):
             raise ValueError("n_iter must be in [0, %d], got %d" % (_MAX_ITER, self.n_iter))
         if self.base not in ("subtree", "optimal_assignment"):
             raise ValueError("base must be 'subtree' or 'optimal_assignment', got %r" % (self.base,))
-        self._check_label_names(node_label=self.node_label, edge_label=self.edge_label)
 
     def _labels(self):
         return self.node_label, self.edge_label
@@ -236,10 +241,7 @@ class VertexHistogramKernel(_ExplicitFeatureKernel):
         self.device = device
         self.precision = precision
 
-    def _check_params(self):
-        super()._check_params()
-        if not isinstance(self.node_label, str):
-            raise TypeError("node_label must be the name of a node attribute, got %r" % (self.node_label,))
+    _required_labels = ("node_label",)
 
     def _labels(self):
         return self.node_label, None
@@ -273,10 +275,7 @@ class EdgeHistogramKernel(_ExplicitFeatureKernel):
         self.device = device
         self.precision = precision
 
-    def _check_params(self):
-        super()._check_params()
-        if not isinstance(self.edge_label, str):
-            raise TypeError("edge_label must be the name of an edge attribute, got %r" % (self.edge_label,))
+    _required_labels = ("edge_label",)
 
     def _labels(self):
         return None, self.edge_label
@@ -352,7 +351,6 @@ class HashGraphKernel(_ExplicitFeatureKernel):
         super()._check_params()
         if not isinstance(self.attributes, str):
             raise TypeError("attributes must be the name of a node attribute, got %r" % (self.attributes,))
-        self._check_label_names(node_label=self.node_label)
         for name, low, high in (("n_iter", 0, _MAX_ITER), ("n_hashes", 1, 10_000), ("n_projections", 1, 64)):
             value = getattr(self, name)
             if not isinstance(value, numbers.Integral) or isinstance(value, bool):
