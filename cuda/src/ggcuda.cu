@@ -1021,7 +1021,10 @@ int explicit_gram(const ggc_csr* X, const ggc_csr* Y, const ggc_explicit_options
     if (o->panel > 0) {
         p = std::min<int64_t>(o->panel, nc);
     } else if (o->panel == 0) {
-        while (p < nc && p < EX_MAX_PANEL && work(cols[p]) * EX_DENSE_RATIO >= (int64_t)nx * ny) p++;
+        // work·EX_DENSE_RATIO >= nx·ny, without forming the product (it can
+        // pass 2^63 when nx·ny does not).
+        const int64_t least = ((int64_t)nx * ny + EX_DENSE_RATIO - 1) / EX_DENSE_RATIO;
+        while (p < nc && p < EX_MAX_PANEL && work(cols[p]) >= least) p++;
         // The padding of the panel's width costs the same whether it holds
         // zeros or the next columns: fill it.
         if (p > 0) p = std::min({nc, EX_MAX_PANEL, (p + EX_KT - 1) / EX_KT * EX_KT});
