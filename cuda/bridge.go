@@ -42,6 +42,7 @@ package cuda
 //   }
 //   return l;
 // }
+// static void* gg_sym(gg_lib* l, const char* name) { return dlsym(l->h, name); }
 // static int gg_abi(gg_lib* l) { return l->abi(); }
 // static int gg_count(gg_lib* l, int* c, char* e, size_t n) { return l->count(c, e, n); }
 // static int gg_info(gg_lib* l, int d, char* name, size_t nl, int* ma, int* mi, int64_t* mem, int* sms, char* e, size_t n) {
@@ -169,6 +170,22 @@ func lib() (*library, error) {
 		loaded, loadErr = open(libPath())
 	}
 	return loaded, loadErr
+}
+
+// libFn returns the entry point name of the loaded library (one that the
+// library's open does not resolve up front) and the library.
+func libFn(name string) (unsafe.Pointer, *library, error) {
+	l, err := lib()
+	if err != nil {
+		return nil, nil, err
+	}
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	fn := C.gg_sym(l.l, cn)
+	if fn == nil {
+		return nil, nil, fmt.Errorf("%w: %s lacks %s", ErrNoLibrary, l.path, name)
+	}
+	return fn, l, nil
 }
 
 func statusErr(rc C.int, msg string) error {
@@ -496,7 +513,12 @@ type cGraphs struct {
 	pinner runtime.Pinner
 }
 
+// first pins the first element of s and returns its address; nil when s has
+// no backing array (an empty list, which C does not read).
 func first[T any](p *runtime.Pinner, s []T) unsafe.Pointer {
+	if cap(s) == 0 {
+		return nil
+	}
 	q := &s[:1][0]
 	p.Pin(q)
 	return unsafe.Pointer(q)

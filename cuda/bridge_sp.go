@@ -3,12 +3,10 @@
 package cuda
 
 // #include <stdlib.h>
-// #include <dlfcn.h>
 // #include "ggcuda.h"
 //
 // typedef int (*gg_sp_fn)(const ggc_sp_graphs*, const ggc_sp_graphs*, const ggc_mk_program*,
 //     const ggc_mk_program*, const ggc_sp_options*, const int32_t*, int64_t, double*, ggc_stats*, char*, size_t);
-// static void* gg_sym(void* h, const char* name) { return dlsym(h, name); }
 // static int gg_sp_call(void* fn, const ggc_sp_graphs* x, const ggc_sp_graphs* y, const ggc_mk_program* nk,
 //     const ggc_mk_program* lk, const ggc_sp_options* o, const int32_t* pairs, int64_t np, double* out,
 //     ggc_stats* st, char* e, size_t n) {
@@ -28,22 +26,6 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
-
-// spFn returns ggc_sp_pairs of the loaded library.
-func spFn() (unsafe.Pointer, *library, error) {
-	l, err := lib()
-	if err != nil {
-		return nil, nil, err
-	}
-	name := C.CString("ggc_sp_pairs")
-	defer C.free(unsafe.Pointer(name))
-	h := *(*unsafe.Pointer)(unsafe.Pointer(l.l)) // gg_lib.h is the first field
-	fn := C.gg_sym(h, name)
-	if fn == nil {
-		return nil, nil, fmt.Errorf("%w: %s lacks ggc_sp_pairs", ErrNoLibrary, l.path)
-	}
-	return fn, l, nil
-}
 
 // ShortestPathGram writes the shortest-path kernel K(X[i], Y[j]) (gokernel/
 // spkernel's definition and conventions; opt.Method and opt.APSP are ignored)
@@ -69,7 +51,7 @@ func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options,
 	if err != nil {
 		return err
 	}
-	fn, l, err := spFn()
+	fn, l, err := libFn("ggc_sp_pairs")
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/cuda/internal/testgraphs"
+	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
 
@@ -40,6 +41,41 @@ func TestLibraryAbsent(t *testing.T) {
 	if !errors.Is(err, ErrNoLibrary) {
 		t.Errorf("MarginalizedGram: %v, want ErrNoLibrary", err)
 	}
+	f := &sparsegram.Features{NumCols: 2, Ptr: []int{0, 1}, Col: []int32{1}, Val: []uint32{3}}
+	if err := ExplicitGram(f, nil, true, sparsegram.SumMin, 0, make([]float64, 1), nil); !errors.Is(err, ErrNoLibrary) {
+		t.Errorf("ExplicitGram: %v, want ErrNoLibrary", err)
+	}
+}
+
+// TestExplicitValidates: invalid feature matrices and outputs are plain
+// errors, found before the library is needed.
+func TestExplicitValidates(t *testing.T) {
+	defer resetLibrary()
+	resetLibrary()
+	SetLibraryPath("/nonexistent/libggcuda.so")
+	ok := &sparsegram.Features{NumCols: 3, Ptr: []int{0, 2, 2}, Col: []int32{0, 2}, Val: []uint32{1, 4}}
+	cases := []struct {
+		name    string
+		X, Y    *sparsegram.Features
+		sym     bool
+		sr      sparsegram.Semiring
+		out     int
+		message string
+	}{
+		{"columns", ok, &sparsegram.Features{NumCols: 4, Ptr: []int{0}}, false, sparsegram.SumProduct, 0, "feature columns"},
+		{"order", &sparsegram.Features{NumCols: 3, Ptr: []int{0, 2}, Col: []int32{2, 0}, Val: []uint32{1, 1}}, nil, true, sparsegram.SumProduct, 1, "out of order"},
+		{"range", &sparsegram.Features{NumCols: 3, Ptr: []int{0, 1}, Col: []int32{3}, Val: []uint32{1}}, nil, true, sparsegram.SumProduct, 1, "out of order or range"},
+		{"zero", &sparsegram.Features{NumCols: 3, Ptr: []int{0, 1}, Col: []int32{1}, Val: []uint32{0}}, nil, true, sparsegram.SumProduct, 1, "explicit zero"},
+		{"out", ok, nil, true, sparsegram.SumProduct, 3, "output has 3 entries"},
+		{"semiring", ok, nil, true, 7, 4, "semiring"},
+		{"nil", nil, nil, true, sparsegram.SumProduct, 0, "nil"},
+	}
+	for _, c := range cases {
+		err := ExplicitGram(c.X, c.Y, c.sym, c.sr, 0, make([]float64, c.out), nil)
+		if err == nil || !strings.Contains(err.Error(), c.message) || errors.Is(err, ErrNoLibrary) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
 }
 
 // TestLibraryWithoutDevice: the library loads, and where no device (or no
@@ -68,5 +104,9 @@ func TestLibraryWithoutDevice(t *testing.T) {
 	err = ShortestPathGram(gs, nil, true, spkernel.Options{WeightCol: spkernel.HopCounts}, 0, Float64, SPHybrid{}, make([]float64, len(gs)*len(gs)), nil)
 	if !errors.Is(err, ErrNoDevice) {
 		t.Errorf("ShortestPathGram: %v, want ErrNoDevice", err)
+	}
+	f := &sparsegram.Features{NumCols: 2, Ptr: []int{0, 1}, Col: []int32{1}, Val: []uint32{3}}
+	if err := ExplicitGram(f, nil, true, sparsegram.SumProduct, 0, make([]float64, 1), nil); !errors.Is(err, ErrNoDevice) {
+		t.Errorf("ExplicitGram: %v, want ErrNoDevice", err)
 	}
 }

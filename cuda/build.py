@@ -12,7 +12,8 @@ $PATH, the pip CUDA packages (nvidia-cuda-nvcc and friends, importable as
 sm_90 plus PTX for compute_90 (CUDA 13 dropped sm_70), links the CUDA runtime
 statically, is compiled with warnings as errors, and its ptxas resource usage
 is checked (see check_resources): the solver kernels that run the product
-mat-vec must use no local memory and spill no registers, and static shared
+mat-vec and the explicit-feature Gram kernels must use no local memory and
+spill no registers, and static shared
 memory must stay within 48 KiB a block. The resource report is written next to
 the library as ptxas.json.
 
@@ -164,12 +165,14 @@ def parse_ptxas(log):
 def is_matvec_kernel(name):
     """The kernels whose inner loops must not spill: the marginalized solvers on
     the κe class table (their product mat-vec; the path every pair with at most
-    4M edge-class pairs takes: mgk_solve for Gram, mgk_gsolve for gradients)
-    and the shortest-path walk stage in both precisions (sp_walk<float>,
-    sp_walk<double>)."""
+    4M edge-class pairs takes: mgk_solve for Gram, mgk_gsolve for gradients),
+    the shortest-path walk stage in both precisions (sp_walk<float>,
+    sp_walk<double>), and the explicit-feature Gram kernels of both semirings
+    (ex_dense<…>, whose output tile's accumulators live in registers, and
+    ex_sparse<…>)."""
     name = name.strip()
     return ((("mgk_solve<" in name or "mgk_gsolve<" in name) and name.endswith("true>"))
-            or "sp_walk<" in name or name.endswith("sp_walk"))
+            or "sp_walk<" in name or name.endswith("sp_walk") or "ex_dense<" in name or "ex_sparse<" in name)
 
 
 def check_resources(recs):

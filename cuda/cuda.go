@@ -84,6 +84,10 @@ type Stats struct {
 	// solver block staged the pair's tiles in shared memory once and read
 	// them from there in every mat-vec; the others read global memory.
 	StagedPairs int
+	// DenseCols is the number of feature columns ExplicitGram multiplied as
+	// a dense panel (the largest over the batches); the others took the
+	// sparse path.
+	DenseCols int
 }
 
 // prepare validates a MarginalizedGram call: resolved options, compiled base

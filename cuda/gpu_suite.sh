@@ -51,7 +51,7 @@ run() {
         for tool in memcheck racecheck synccheck initcheck; do
             echo "== compute-sanitizer --tool $tool" | tee -a "$logs/sanitizer.txt"
             (cd cuda && GGCUDA_SANITIZE=1 GGCUDA_TEST_LIB=$lib "$san" --tool "$tool" --error-exitcode 9 \
-                "$test" -test.count=1 -test.run 'TestGPU(GramAgainstCPU|GradAgainstCPU|PersistentAndChunks|GradChunks|Unconverged|Staging$|Nodal|Diag|ShortestPath$|ShortestPathStreams)') \
+                "$test" -test.count=1 -test.run 'TestGPU(GramAgainstCPU|GradAgainstCPU|PersistentAndChunks|GradChunks|Unconverged|Staging$|Nodal|Diag|ShortestPath$|ShortestPathStreams|Explicit)') \
                 >>"$logs/sanitizer.txt" 2>&1 || { rc=1; echo "   FAILED ($tool)" | tee -a "$logs/sanitizer.txt"; }
             tail -3 "$logs/sanitizer.txt"
         done

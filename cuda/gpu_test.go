@@ -18,6 +18,7 @@ import (
 	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
+	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
 
@@ -1035,5 +1036,135 @@ func TestGPUStagingTimings(t *testing.T) {
 					sts[0].SolveMS/max(sts[1].SolveMS, 1e-9), worst)
 			}
 		}
+	}
+}
+
+// randomFeatures returns a count matrix of rows rows over cols columns with
+// heavy-tailed column frequencies (column ⌊cols·u³⌋ for uniform u: the first
+// columns are in most rows, most columns in few), every fifth row empty, and
+// counts mostly small; with huge, some counts near 2³², whose products and
+// sums wrap past 2⁶³ as sparsegram's int64 sums do.
+func randomFeatures(rng *rand.Rand, rows, cols int, huge bool) *sparsegram.Features {
+	f := &sparsegram.Features{NumCols: cols, Ptr: []int{0}}
+	for r := 0; r < rows; r++ {
+		set := map[int32]bool{}
+		if r%5 != 3 {
+			for k := rng.IntN(40); k > 0; k-- {
+				u := rng.Float64()
+				set[int32(float64(cols)*u*u*u)] = true
+			}
+		}
+		row := make([]int32, 0, len(set))
+		for c := range set {
+			row = append(row, c)
+		}
+		sort.Slice(row, func(a, b int) bool { return row[a] < row[b] })
+		for _, c := range row {
+			v := uint32(1 + rng.IntN(4))
+			if rng.IntN(10) == 0 {
+				v = uint32(1 + rng.IntN(1000))
+			}
+			if huge && rng.IntN(3) == 0 {
+				v = math.MaxUint32 - uint32(rng.IntN(1000))
+			}
+			f.Col, f.Val = append(f.Col, c), append(f.Val, v)
+		}
+		f.Ptr = append(f.Ptr, len(f.Col))
+	}
+	return f
+}
+
+// TestGPUExplicit: ExplicitGram equals sparsegram.Gram entry for entry (==)
+// for both semirings, symmetric or not (X ≠ Y, several output tiles, partial
+// ones), heavy-tailed columns and empty rows, with the dense panel chosen by
+// the cost model, empty, partial (a width that is not a multiple of the
+// tile's depth) and holding every column, with counts whose sums wrap past
+// 2⁶³, and under a memory limit that splits the call into blocks of rows.
+func TestGPUExplicit(t *testing.T) {
+	requireGPU(t)
+	defer func() { testPanel, testMemLimit = 0, 0 }()
+	rng := rand.New(rand.NewPCG(31, 32))
+	type input struct {
+		name string
+		X, Y *sparsegram.Features
+	}
+	A := randomFeatures(rng, 130, 300, false)
+	B := randomFeatures(rng, 150, 300, false)
+	C := randomFeatures(rng, 70, 300, false)
+	H := randomFeatures(rng, 40, 60, true)
+	H2 := randomFeatures(rng, 30, 60, true)
+	E := &sparsegram.Features{NumCols: 10, Ptr: []int{0, 0, 0, 0}} // no nonzero at all
+	inputs := []input{{"sym", A, nil}, {"XY", B, C}, {"YX", C, B}, {"huge-sym", H, nil}, {"huge-XY", H, H2}, {"empty", E, nil}, {"empty-XY", E, A}}
+	E.NumCols = A.NumCols
+	check := func(t *testing.T, in input, sym bool, sr sparsegram.Semiring) Stats {
+		t.Helper()
+		Y := in.Y
+		if sym {
+			Y = in.X
+		}
+		want := make([]float64, in.X.Rows()*Y.Rows())
+		if err := sparsegram.Gram(in.X, Y, sym, sparsegram.Options{Semiring: sr}, want); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, len(want))
+		for k := range got {
+			got[k] = math.NaN()
+		}
+		var st Stats
+		if err := ExplicitGram(in.X, in.Y, sym, sr, 0, got, &st); err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("entry (%d, %d): GPU %v, CPU %v", k/Y.Rows(), k%Y.Rows(), got[k], want[k])
+			}
+		}
+		return st
+	}
+	panels := []int32{0, -1, 3, 20, 1 << 30}
+	for _, in := range inputs {
+		for _, sr := range []sparsegram.Semiring{sparsegram.SumProduct, sparsegram.SumMin} {
+			for _, panel := range panels {
+				name := fmt.Sprintf("%s/semiring=%d/panel=%d", in.name, sr, panel)
+				t.Run(name, func(t *testing.T) {
+					testPanel = panel
+					st := check(t, in, in.Y == nil, sr)
+					if st.Batches > 1 {
+						t.Errorf("%d batches without a memory limit", st.Batches)
+					}
+					if panel < 0 && st.DenseCols != 0 || panel == 3 && in.X.Rows() > 0 && len(in.X.Col) > 0 && st.DenseCols != 3 {
+						t.Errorf("panel %d: %d dense columns", panel, st.DenseCols)
+					}
+					t.Logf("%d dense columns, %d blocks", st.DenseCols, st.Blocks)
+				})
+			}
+		}
+	}
+	// A memory limit of a quarter of the result's bytes splits every call
+	// down to blocks that fit; a 1×1 block needs far less than the slack.
+	for _, in := range inputs[:5] {
+		for _, sr := range []sparsegram.Semiring{sparsegram.SumProduct, sparsegram.SumMin} {
+			t.Run(fmt.Sprintf("split/%s/semiring=%d", in.name, sr), func(t *testing.T) {
+				testPanel = 0
+				ny := in.X.Rows()
+				if in.Y != nil {
+					ny = in.Y.Rows()
+				}
+				testMemLimit = int64(2*in.X.Rows()*ny) + 4096
+				defer func() { testMemLimit = 0 }()
+				st := check(t, in, in.Y == nil, sr)
+				if st.Batches < 2 {
+					t.Errorf("mem_limit %d did not split the call (%d batches)", testMemLimit, st.Batches)
+				}
+				t.Logf("mem_limit %d: %d batches", testMemLimit, st.Batches)
+			})
+		}
+	}
+	// Mismatched dictionaries and bad output sizes are refused, as by sparsegram.
+	if err := ExplicitGram(A, &sparsegram.Features{NumCols: 5, Ptr: []int{0}}, false, sparsegram.SumProduct, 0, nil, nil); err == nil {
+		t.Error("different column counts accepted")
+	}
+	if err := ExplicitGram(A, nil, true, sparsegram.SumProduct, 0, make([]float64, 3), nil); err == nil {
+		t.Error("wrong output size accepted")
 	}
 }

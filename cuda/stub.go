@@ -5,6 +5,7 @@ package cuda
 import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
+	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
 
@@ -55,6 +56,12 @@ func MarginalizedNodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetri
 // ShortestPathGram computes the shortest-path kernel's Gram matrix on a
 // device; without the cuda tag it returns ErrNotBuilt.
 func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, prec Precision, hybrid SPHybrid, out []float64, stats *Stats) error {
+	return ErrNotBuilt
+}
+
+// ExplicitGram computes the Gram matrix of explicit feature maps (as
+// sparsegram.Gram) on a device; without the cuda tag it returns ErrNotBuilt.
+func ExplicitGram(X, Y *sparsegram.Features, symmetric bool, semiring sparsegram.Semiring, device int, out []float64, stats *Stats) error {
 	return ErrNotBuilt
 }
 

@@ -22,4 +22,7 @@ func TestStubSaysNotBuilt(t *testing.T) {
 	if _, err := MarginalizedGram(nil, nil, nil, nil, true, validOptions(), 0, Float64, nil); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("MarginalizedGram: %v", err)
 	}
+	if err := ExplicitGram(nil, nil, true, 0, 0, nil, nil); !errors.Is(err, ErrNotBuilt) {
+		t.Errorf("ExplicitGram: %v", err)
+	}
 }

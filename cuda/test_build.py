@@ -32,6 +32,8 @@ class ParseTest(unittest.TestCase):
         self.assertEqual((b["registers"], b["stack"], b["spill_stores"], b["spill_loads"]), (255, 72, 92, 244))
         self.assertTrue(build.is_matvec_kernel(a["name"]), a["name"])
         self.assertFalse(build.is_matvec_kernel(b["name"]), b["name"])
+        self.assertTrue(build.is_matvec_kernel("void gg::ex_dense<1>"))
+        self.assertFalse(build.is_matvec_kernel("void gg::ex_finish"))
         self.assertEqual(build.check_resources(recs), [])
 
     def test_check_flags_spills_and_smem(self):
@@ -81,6 +83,10 @@ class BuildTest(unittest.TestCase):
         self.assertEqual(len(walks), 6)  # float and double on three architectures
         self.assertEqual({r["name"].split("sp_walk<")[1] for r in walks}, {"float>", "double>"})
         self.assertTrue(all(build.is_matvec_kernel(r["name"]) for r in walks))
+        # The explicit-feature kernels of both semirings, on every architecture.
+        ex = [r for r in recs if "ex_dense<" in r["name"] or "ex_sparse<" in r["name"]]
+        self.assertEqual(len(ex), 12)
+        self.assertTrue(all(build.is_matvec_kernel(r["name"]) for r in ex))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -245,6 +246,83 @@ func TestDeviceEmulatedNodal(t *testing.T) {
 		worst = max(worst, e)
 	}
 	t.Logf("worst nodal error %.2g", worst)
+}
+
+// explicitCompute runs the explicit-feature kernel in mode ("gram" or
+// "diag") on x (and y when not nil) through Compute.
+func explicitCompute(t *testing.T, mode, params string, x, y *packed) ([]float64, string) {
+	t.Helper()
+	nx, ny := len(x.nodePtr)-1, len(x.nodePtr)-1
+	var dy uintptr
+	var dyLen int
+	if y != nil {
+		ny, dy, dyLen = len(y.nodePtr)-1, uintptr(unsafe.Pointer(&y.desc[0])), len(y.desc)
+	}
+	n := nx * ny
+	if mode == "diag" {
+		n = nx
+	}
+	out := make([]float64, n)
+	for k := range out {
+		out[k] = math.NaN()
+	}
+	warn, err := Compute("explicit", mode, params, uintptr(unsafe.Pointer(&x.desc[0])), len(x.desc), dy, dyLen,
+		uintptr(unsafe.Pointer(&out[0])), len(out), 0, 0, 0, 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, warn
+}
+
+// TestDeviceEmulatedExplicit runs the explicit-feature kernels' GPU path (the
+// emulated library) against the CPU path: mode "gram" equal entry for entry
+// (both are exact) for the WL subtree and optimal-assignment kernels and the
+// hash graph kernel (scaled by 1/T after the product), symmetric and X ≠ Y,
+// with no warning; modes "diag" and "features" stay on the CPU and say so.
+func TestDeviceEmulatedExplicit(t *testing.T) {
+	lib := os.Getenv("GGCUDA_TEST_LIB")
+	if lib == "" {
+		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
+	}
+	const wlParams = `{"features": "wl", "n_iter": 3, "node_label_col": 0, "edge_label_col": -1,
+	"semiring": "%s", "n_jobs": 1, "device": "%s", "cuda_library": "%s"}`
+	const hashParams = `{"features": "hash", "n_iter": 2, "node_label_col": -1, "edge_label_col": -1,
+	"semiring": "%s", "n_jobs": 1, "device": "%s", "cuda_library": "%s",
+	"hash": {"attr_col": 0, "attr_width": 1, "projections": [0.7, -1.3, 0.4], "offsets": [0.1, 0.5, 0.9],
+	"hashes": 3, "per_hash": 1, "bin_width": 1.0}}`
+	x, y := testBatch(11), testBatch(6)
+	for _, params := range []string{wlParams, hashParams} {
+		for _, semiring := range []string{"product", "min"} {
+			for _, other := range []*packed{nil, y} {
+				cpu, _ := explicitCompute(t, "gram", fmt.Sprintf(params, semiring, "cpu", ""), x, other)
+				gpu, warn := explicitCompute(t, "gram", fmt.Sprintf(params, semiring, "cuda", lib), x, other)
+				if warn != "" {
+					t.Errorf("gram on the GPU warned %q", warn)
+				}
+				for k := range cpu {
+					if gpu[k] != cpu[k] {
+						t.Fatalf("%s, semiring %s, X≠Y %v: entry %d: GPU %v, CPU %v", params[:20], semiring, other != nil, k, gpu[k], cpu[k])
+					}
+				}
+			}
+		}
+	}
+	// The hash kernel's 1/T is applied on the GPU path too: with T = 3 some
+	// entries are not integers (and equal the CPU's above).
+	h, _ := explicitCompute(t, "gram", fmt.Sprintf(hashParams, "product", "cuda", lib), x, nil)
+	if !slices.ContainsFunc(h, func(v float64) bool { return v != math.Trunc(v) }) {
+		t.Errorf("hash kernel entries are all integers: the 1/T scaling is not exercised (%v)", h[:4])
+	}
+	cpu, _ := explicitCompute(t, "diag", fmt.Sprintf(wlParams, "min", "cpu", ""), x, nil)
+	gpu, warn := explicitCompute(t, "diag", fmt.Sprintf(wlParams, "min", "cuda", lib), x, nil)
+	if !strings.Contains(warn, `mode "diag" of the explicit-feature kernels is computed on the CPU`) {
+		t.Errorf("diag with device cuda: warning %q", warn)
+	}
+	for k := range cpu {
+		if gpu[k] != cpu[k] {
+			t.Fatalf("diag entry %d: %v, CPU %v", k, gpu[k], cpu[k])
+		}
+	}
 }
 
 // TestDevicesReport: Devices says whether the backend is built, usable and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/graphgram/graphgram/cuda"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/wl"
@@ -86,10 +87,24 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 		}
 		return err
 	}
-	if gpu, err := p.gpu(); err != nil {
+	gpu, err := p.gpu()
+	if err != nil {
 		return err
-	} else if gpu {
-		cpuOnly("the explicit-feature kernels", warn)
+	}
+	if gpu && mode != "gram" {
+		cpuOnly(fmt.Sprintf("mode %q of the explicit-feature kernels", mode), warn)
+	}
+	// product is the Gram matrix of the features: on the GPU in mode "gram"
+	// when one is used (exact: equal to the CPU's entry for entry), on the CPU
+	// otherwise or when the GPU cannot take the call (onCPU's convention).
+	product := func(X, Y *sparsegram.Features, symmetric bool, out []float64) error {
+		if gpu {
+			err := cuda.ExplicitGram(X, Y, symmetric, opt.Semiring, p.DeviceIndex, out, nil)
+			if !onCPU(err, warn) {
+				return err
+			}
+		}
+		return sparsegram.Gram(X, Y, symmetric, opt, out)
 	}
 	if mode == "features" {
 		if !r.symmetric {
@@ -108,13 +123,13 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 				if err != nil {
 					return err
 				}
-				return scaled(sparsegram.Gram(f, nil, true, opt, out), out)
+				return scaled(product(f, nil, true, out), out)
 			}
 			f, err := features(append(slices.Clip(X), Y...))
 			if err != nil {
 				return err
 			}
-			return scaled(sparsegram.Gram(rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y)), false, opt, out), out)
+			return scaled(product(rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y)), false, out), out)
 		},
 		func(X []*graph.Graph, _ struct{}, out []float64) error {
 			f, err := features(X)

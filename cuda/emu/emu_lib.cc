@@ -7,5 +7,6 @@
 #define GG_MGK_THREADS 64
 #define GG_PREP_THREADS 32
 #define GG_SP_THREADS 64
+#define GG_EX_THREADS 64
 #include "emu_runtime.h"
 #include "../src/ggcuda.cu"

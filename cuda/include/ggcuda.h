@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define GGC_ABI_VERSION 3
+#define GGC_ABI_VERSION 4
 
 /* The library is built with hidden visibility; the API is exported. */
 #if defined(__GNUC__)
@@ -138,6 +138,8 @@ typedef struct {
     double wall_ms, overlap_ms;
     int32_t chunks;
     int32_t staged; /* marginalized kernel: pairs whose tiles the solver read from shared memory */
+    int32_t dense_cols; /* ggc_explicit_gram: feature columns in the dense panel */
+    int32_t pad;
 } ggc_stats;
 
 GGC_API int ggc_abi_version(void);
@@ -216,6 +218,47 @@ typedef struct {
 GGC_API int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
                          const ggc_mk_program* length, const ggc_sp_options* opt, const int32_t* pairs,
                          int64_t npairs, double* out, ggc_stats* stats, char* err, size_t errlen);
+
+/* Explicit feature maps (gokernel/sparsegram.Features): a sparse matrix of
+ * positive integer counts in compressed sparse row form. Row r holds the
+ * columns col[ptr[r]] .. col[ptr[r+1]-1] (distinct, in [0, num_cols)) with
+ * counts val[ptr[r]] .. val[ptr[r+1]-1]. ptr indexes col and val directly
+ * (ptr[0] need not be 0), so a block of rows of a larger matrix is passed as a
+ * pointer into its ptr array with the same col and val. */
+typedef struct {
+    int32_t num_rows;
+    int32_t pad;
+    int64_t num_cols;
+    const int64_t* ptr; /* num_rows+1, nondecreasing */
+    const int32_t* col;
+    const uint32_t* val;
+} ggc_csr;
+
+enum ggc_semiring {
+    GGC_SUM_PRODUCT = 0, /* K[i][j] = Σ_f X[i][f]·Y[j][f] */
+    GGC_SUM_MIN = 1      /* K[i][j] = Σ_f min(X[i][f], Y[j][f]) */
+};
+
+typedef struct {
+    int32_t device;
+    int32_t semiring;  /* ggc_semiring */
+    int32_t symmetric; /* Y is X: the upper triangle is computed and mirrored */
+    int32_t panel;     /* columns in the dense panel: 0 = the cost model's choice, > 0 = that many
+                        * (at most the contributing columns; tests), < 0 = none (all sparse) */
+    int64_t mem_limit; /* as in ggc_mgk_options */
+} ggc_explicit_options;
+
+/* ggc_explicit_gram computes out[i*ny + j] = K(X[i], Y[j]) over the semiring,
+ * row-major nx × ny (Y == NULL or symmetric: Y is X, out exactly symmetric),
+ * as gokernel/sparsegram.Gram: sums accumulate exactly in 64-bit integers
+ * (modulo 2^64, as Go's int64 wraps) and are converted once to double. The
+ * most frequent columns (by nX_f·nY_f) form a dense panel multiplied tile by
+ * tile; the others are summed from an inverted index with 64-bit integer
+ * atomics (cuda/README.md, "Explicit features on the device"). GGC_ERR_OOM
+ * when the nx × ny result, the panels and the index do not fit: the caller
+ * splits the rows. */
+GGC_API int ggc_explicit_gram(const ggc_csr* X, const ggc_csr* Y, const ggc_explicit_options* opt, double* out,
+                              ggc_stats* stats, char* err, size_t errlen);
 
 #ifdef __cplusplus
 }

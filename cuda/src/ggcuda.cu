@@ -1,5 +1,6 @@
-// ggcuda.cu: the C API of libggcuda.so (include/ggcuda.h): device queries and
-// the marginalized-kernel Gram matrix on one device.
+// ggcuda.cu: the C API of libggcuda.so (include/ggcuda.h): device queries, the
+// marginalized-kernel Gram matrix, the shortest-path kernel and the Gram matrix
+// of explicit feature maps on one device.
 #if defined(GG_EMU)
 // The host emulation build (hostref/emu_lib.cc): kernels on host threads,
 // the runtime calls below mocked in host memory.
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "explicit.cuh"
 #include "ggcuda.h"
 #include "mgk.cuh"
 #include "sp.cuh"
@@ -930,4 +932,229 @@ extern "C" int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, cons
     if (npairs == 0) return GGC_OK;
     if (o->precision == 32) return sp_pairs<float>(X, Y, node, length, o, pairs, npairs, out, stats, err, errlen);
     return sp_pairs<double>(X, Y, node, length, o, pairs, npairs, out, stats, err, errlen);
+}
+
+
+// ---- Explicit feature maps (sparsegram): a dense panel and a sparse remainder. ----
+
+namespace {
+
+// A column goes into the dense panel when its work nX_f·nY_f (terms, i.e.
+// atomics, on the sparse path) times EX_DENSE_RATIO is at least the panel's
+// cost for it, nx·ny multiply-adds in registers: a guess at what a scattered
+// 64-bit global atomic costs against one IMAD.WIDE in a tile (to be measured
+// on a GPU: cuda/README.md, "Not done yet").
+constexpr int64_t EX_DENSE_RATIO = 64;
+// At most this many panel columns (the cost model's choice): bounds the
+// panels' memory at 16 KiB a row.
+constexpr int64_t EX_MAX_PANEL = 4096;
+// Blocks a grid-stride kernel gets per multiprocessor.
+constexpr int64_t EX_BLOCKS_PER_SM = 16;
+
+// ExSide is one matrix on the host, split: its dense panel (rows × pw) and
+// its inverted index over the remainder columns.
+struct ExSide {
+    std::vector<uint32_t> panel;
+    std::vector<int64_t> off;
+    std::vector<int32_t> row;
+    std::vector<uint32_t> val;
+};
+
+// ex_split fills s from A: place[f] is column f's rank among the
+// contributing columns (< p: panel slot; else remainder column place[f] − p;
+// −1: none), count[f] its nonzeros in A.
+void ex_split(const ggc_csr& A, const std::vector<int32_t>& place, const std::vector<int32_t>& count,
+              const std::vector<int32_t>& cols, int64_t p, int64_t pw, ExSide& s) {
+    const int64_t R = (int64_t)cols.size() - p;
+    s.panel.assign((size_t)A.num_rows * (size_t)pw, 0u);
+    s.off.assign((size_t)R + 1, 0);
+    for (int64_t r = 0; r < R; r++) s.off[r + 1] = s.off[r] + count[cols[p + r]];
+    s.row.resize((size_t)s.off[R]);
+    s.val.resize((size_t)s.off[R]);
+    std::vector<int64_t> fill(s.off.begin(), s.off.end() - 1);
+    for (int32_t i = 0; i < A.num_rows; i++)
+        for (int64_t k = A.ptr[i]; k < A.ptr[i + 1]; k++) {
+            const int32_t at = place[A.col[k]];
+            if (at < 0) continue;
+            if (at < p) {
+                s.panel[(size_t)i * pw + at] = A.val[k];
+            } else {
+                const int64_t q = fill[at - p]++;
+                s.row[q] = i;
+                s.val[q] = A.val[k];
+            }
+        }
+}
+
+int explicit_gram(const ggc_csr* X, const ggc_csr* Y, const ggc_explicit_options* o, double* out, ggc_stats* stats,
+                  char* err, size_t errlen) {
+    const bool sym = o->symmetric || Y == nullptr;
+    if (sym) Y = X;
+    const int nx = X->num_rows, ny = Y->num_rows;
+    const int64_t F = X->num_cols;
+    // Column counts, checking what indexes host arrays below.
+    std::vector<int32_t> cx((size_t)F, 0), cy(sym ? 0 : (size_t)F, 0);
+    auto count = [&](const ggc_csr& A, std::vector<int32_t>& c) {
+        for (int32_t i = 0; i < A.num_rows; i++) {
+            if (A.ptr[i + 1] < A.ptr[i]) return false;
+            for (int64_t k = A.ptr[i]; k < A.ptr[i + 1]; k++) {
+                if (A.col[k] < 0 || A.col[k] >= F) return false;
+                c[A.col[k]]++;
+            }
+        }
+        return true;
+    };
+    if (!count(*X, cx) || (!sym && !count(*Y, cy))) {
+        say(err, errlen, "ggc_explicit_gram: row pointers decrease or a column index is out of range");
+        return GGC_ERR_ARG;
+    }
+    const std::vector<int32_t>& cyr = sym ? cx : cy;
+    // The contributing columns (in X and in Y), largest work first; equal
+    // work in column order, so the split is deterministic.
+    std::vector<int32_t> cols;
+    for (int64_t f = 0; f < F; f++)
+        if (cx[f] > 0 && cyr[f] > 0) cols.push_back((int32_t)f);
+    auto work = [&](int32_t f) { return (int64_t)cx[f] * cyr[f]; };
+    std::stable_sort(cols.begin(), cols.end(), [&](int32_t a, int32_t b) { return work(a) > work(b); });
+    const int64_t nc = (int64_t)cols.size();
+    int64_t p = 0;
+    if (o->panel > 0) {
+        p = std::min<int64_t>(o->panel, nc);
+    } else if (o->panel == 0) {
+        // work·EX_DENSE_RATIO >= nx·ny, without forming the product (it can
+        // pass 2^63 when nx·ny does not).
+        const int64_t least = ((int64_t)nx * ny + EX_DENSE_RATIO - 1) / EX_DENSE_RATIO;
+        while (p < nc && p < EX_MAX_PANEL && work(cols[p]) >= least) p++;
+        // The padding of the panel's width costs the same whether it holds
+        // zeros or the next columns: fill it.
+        if (p > 0) p = std::min({nc, EX_MAX_PANEL, (p + EX_KT - 1) / EX_KT * EX_KT});
+    }
+    const int64_t pw = (p + EX_KT - 1) / EX_KT * EX_KT;
+    const int64_t R = nc - p;
+    std::vector<int32_t> place((size_t)F, -1);
+    for (int64_t k = 0; k < nc; k++) place[cols[k]] = (int32_t)k;
+    std::vector<int64_t> wpre((size_t)R + 1, 0);
+    for (int64_t r = 0; r < R; r++) wpre[r + 1] = wpre[r] + work(cols[p + r]);
+    ExSide hx, hy;
+    ex_split(*X, place, cx, cols, p, pw, hx);
+    if (!sym) ex_split(*Y, place, cy, cols, p, pw, hy);
+
+    // Device memory: the result (integer sums, then in place the doubles),
+    // the panels, the inverted indexes and the term prefix.
+    const int64_t res_bytes = 8 * (int64_t)nx * ny;
+    auto side_bytes = [&](const ExSide& s) {
+        return 4 * (int64_t)s.panel.size() + 8 * (int64_t)s.off.size() + 8 * (int64_t)s.row.size();
+    };
+    const int64_t bytes = res_bytes + side_bytes(hx) + (sym ? 0 : side_bytes(hy)) + 8 * (R + 1);
+    if (o->mem_limit > 0 && bytes > o->mem_limit) {
+        say(err, errlen, "device memory exhausted (mem_limit)");
+        return GGC_ERR_OOM;
+    }
+    CK(cudaSetDevice(o->device));
+    size_t free_b = 0, total_b = 0;
+    CK(cudaMemGetInfo(&free_b, &total_b));
+    if ((double)bytes > FREE_SHARE * (double)free_b) {
+        char a[64];
+        snprintf(a, sizeof a, "%.3g GB", double(bytes) / 1e9);
+        say(err, errlen, "device memory exhausted: the result, panels and index need %s", a);
+        return GGC_ERR_OOM;
+    }
+    int dev;
+    CK(cudaGetDevice(&dev));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    // Destroyed in reverse order: the allocations first (cudaFree
+    // synchronizes), then the events and the stream; the host arrays above
+    // outlive every copy queued from them.
+    Streams ss;
+    CK(cudaStreamCreateWithFlags(&ss.s[0], cudaStreamNonBlocking));
+    cudaStream_t st = ss.s[0];
+    EventPool evs;
+    Arena ar;
+    cudaEvent_t ev[4];
+    for (cudaEvent_t& e : ev) CK(evs.make(&e));
+    CK(cudaEventRecord(ev[0], st));
+    ExAcc* acc;
+    CK(ar.alloc((void**)&acc, (size_t)res_bytes));
+    CK(cudaMemsetAsync(acc, 0, (size_t)res_bytes, st));
+    auto up = [&](const ExSide& s, const uint32_t** panel, ExPostings* ix) -> cudaError_t {
+        cudaError_t e;
+        if ((e = upload(ar, panel, s.panel.data(), (int64_t)s.panel.size(), st))) return e;
+        if ((e = upload(ar, &ix->off, s.off.data(), (int64_t)s.off.size(), st))) return e;
+        if ((e = upload(ar, &ix->row, s.row.data(), (int64_t)s.row.size(), st))) return e;
+        return upload(ar, &ix->val, s.val.data(), (int64_t)s.val.size(), st);
+    };
+    const uint32_t *dxp, *dyp;
+    ExPostings ix, iy;
+    CK(up(hx, &dxp, &ix));
+    if (sym)
+        dyp = dxp, iy = ix;
+    else
+        CK(up(hy, &dyp, &iy));
+    const int64_t* dwpre;
+    CK(upload(ar, &dwpre, wpre.data(), R + 1, st));
+    CK(cudaEventRecord(ev[1], st));
+    const bool is_min = o->semiring == GGC_SUM_MIN;
+    const int64_t max_grid = EX_BLOCKS_PER_SM * (int64_t)prop.multiProcessorCount;
+    int64_t grid_used = 0;
+    if (pw > 0 && nx > 0 && ny > 0) {
+        const int64_t tiles = (int64_t)((nx + EX_TILE - 1) / EX_TILE) * ((ny + EX_TILE - 1) / EX_TILE);
+        auto dense = is_min ? ex_dense<GGC_SUM_MIN> : ex_dense<GGC_SUM_PRODUCT>;
+        GG_LAUNCH(dense, tiles, EX_THREADS, st, dxp, dyp, nx, ny, (int)pw, (int)sym, acc);
+        CK(cudaGetLastError());
+        grid_used = tiles;
+    }
+    if (R > 0) {
+        const int64_t grid = std::min<int64_t>(max_grid, (wpre[R] + EX_THREADS - 1) / EX_THREADS);
+        auto sparse = is_min ? ex_sparse<GGC_SUM_MIN> : ex_sparse<GGC_SUM_PRODUCT>;
+        GG_LAUNCH(sparse, grid, EX_THREADS, st, ix, iy, dwpre, (int)R, ny, (int)sym, acc);
+        CK(cudaGetLastError());
+        grid_used = std::max(grid_used, grid);
+    }
+    if (res_bytes > 0) {
+        const int64_t grid = std::min<int64_t>(max_grid, ((int64_t)nx * ny + EX_THREADS - 1) / EX_THREADS);
+        auto finish = ex_finish;
+        GG_LAUNCH(finish, grid, EX_THREADS, st, acc, nx, ny, (int)sym);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(ev[2], st));
+        CK(cudaMemcpyAsync(out, acc, (size_t)res_bytes, cudaMemcpyDeviceToHost, st));
+    } else {
+        CK(cudaEventRecord(ev[2], st));
+    }
+    CK(cudaEventRecord(ev[3], st));
+    CK(cudaStreamSynchronize(st));
+    if (stats) {
+        stats->upload_ms = elapsed(ev[0], ev[1]);
+        stats->solve_ms = elapsed(ev[1], ev[2]);
+        stats->download_ms = elapsed(ev[2], ev[3]);
+        stats->wall_ms = elapsed(ev[0], ev[3]);
+        stats->blocks = (int32_t)std::min<int64_t>(grid_used, INT32_MAX);
+        stats->threads = EX_THREADS;
+        stats->scratch_bytes = bytes;
+        stats->chunks = 1;
+        stats->dense_cols = (int32_t)p;
+    }
+    return GGC_OK;
+}
+
+}  // namespace
+
+extern "C" int ggc_explicit_gram(const ggc_csr* X, const ggc_csr* Y, const ggc_explicit_options* o, double* out,
+                                 ggc_stats* stats, char* err, size_t errlen) {
+    if (!X || !o || !X->ptr || (!out && X->num_rows > 0)) {
+        say(err, errlen, "ggc_explicit_gram: a required argument is NULL");
+        return GGC_ERR_ARG;
+    }
+    const ggc_csr* y = o->symmetric || !Y ? X : Y;
+    if (!y->ptr || X->num_rows < 0 || y->num_rows < 0 || X->num_cols < 0 || X->num_cols != y->num_cols) {
+        say(err, errlen, "ggc_explicit_gram: X and Y must have the same number of columns and valid rows");
+        return GGC_ERR_ARG;
+    }
+    if (o->semiring != GGC_SUM_PRODUCT && o->semiring != GGC_SUM_MIN) {
+        say(err, errlen, "ggc_explicit_gram: semiring must be GGC_SUM_PRODUCT or GGC_SUM_MIN");
+        return GGC_ERR_ARG;
+    }
+    if (stats) memset(stats, 0, sizeof(*stats));
+    if (X->num_rows == 0 || y->num_rows == 0) return GGC_OK;
+    return explicit_gram(X, y, o, out, stats, err, errlen);
 }

@@ -26,8 +26,9 @@ __all__ = ["WeisfeilerLehmanKernel", "VertexHistogramKernel", "EdgeHistogramKern
 # catches typos (n_iter=500) before they cost memory. The Go core checks the same.
 _MAX_ITER = 100
 
-_EXACT = ("The values are exact integer counts: ``\"float32\"`` changes nothing,\n"
-          "    and the GPU is not used (a ``RuntimeWarning`` says so for ``device=\"cuda\"``).")
+_EXACT = ("The values are exact integer counts: ``\"float32\"`` changes nothing. On a GPU the\n"
+          "    Gram matrix (``__call__``) is computed there, exactly as on the CPU; ``diag`` and\n"
+          "    ``features`` use the CPU (a ``RuntimeWarning`` says so for ``device=\"cuda\"``).")
 
 
 class _ExplicitFeatureKernel(GraphKernelBase):

@@ -1,0 +1,202 @@
+//go:build cuda
+
+package cuda
+
+// #include <stdlib.h>
+// #include "ggcuda.h"
+//
+// typedef int (*gg_explicit_fn)(const ggc_csr*, const ggc_csr*, const ggc_explicit_options*, double*, ggc_stats*,
+//     char*, size_t);
+// static int gg_explicit_call(void* fn, const ggc_csr* x, const ggc_csr* y, const ggc_explicit_options* o,
+//     double* out, ggc_stats* st, char* e, size_t n) {
+//   return ((gg_explicit_fn)fn)(x, y, o, out, st, e, n);
+// }
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"github.com/graphgram/graphgram/gokernel/sparsegram"
+)
+
+// testPanel is ggc_explicit_options.panel of every call (tests): 0 lets the
+// library's cost model choose the dense panel, > 0 forces that many columns
+// into it, < 0 none.
+var testPanel int32
+
+// ExplicitGram writes K(X[i], Y[j]) to out[i*Y.Rows()+j] on CUDA device
+// device, as sparsegram.Gram does on the CPU: Σ_f X[i][f]·Y[j][f] for
+// sparsegram.SumProduct, Σ_f min(X[i][f], Y[j][f]) for sparsegram.SumMin; with
+// symmetric, Y is ignored and taken to be X. The result is exact and equal to
+// sparsegram.Gram's entry for entry: the device sums in 64-bit integers
+// (wrapping as sparsegram's int64 sums do) and converts each sum to float64
+// once. stats, when not nil, receives the timings and the dense panel's
+// width. When device memory runs out, the rows are split into blocks computed
+// in turn. Errors wrap the package's sentinel errors as MarginalizedGram's
+// do; invalid feature matrices are plain errors, worded as sparsegram's.
+func ExplicitGram(X, Y *sparsegram.Features, symmetric bool, semiring sparsegram.Semiring, device int, out []float64, stats *Stats) error {
+	if symmetric {
+		Y = X
+	}
+	if X == nil || Y == nil {
+		return errors.New("sparsegram: nil feature matrix")
+	}
+	var sr C.int32_t
+	switch semiring {
+	case sparsegram.SumProduct:
+		sr = C.GGC_SUM_PRODUCT
+	case sparsegram.SumMin:
+		sr = C.GGC_SUM_MIN
+	default:
+		return fmt.Errorf("sparsegram: unknown semiring %d", semiring)
+	}
+	// The library indexes host arrays with the columns: check the matrices
+	// first, once.
+	if err := X.Validate(); err != nil {
+		return err
+	}
+	if !symmetric {
+		if err := Y.Validate(); err != nil {
+			return err
+		}
+	}
+	if X.NumCols != Y.NumCols {
+		return fmt.Errorf("sparsegram: X has %d feature columns and Y %d; build both from one dictionary", X.NumCols, Y.NumCols)
+	}
+	nx, ny := X.Rows(), Y.Rows()
+	if len(out) != nx*ny {
+		return fmt.Errorf("sparsegram: output has %d entries for a %d×%d kernel matrix", len(out), nx, ny)
+	}
+	if nx > math.MaxInt32 || ny > math.MaxInt32 {
+		return fmt.Errorf("sparsegram: %d×%d rows: at most %d a side on the GPU", nx, ny, math.MaxInt32)
+	}
+	fn, l, err := libFn("ggc_explicit_gram")
+	if err != nil {
+		return err
+	}
+	if _, err := l.devices(); err != nil {
+		return err
+	}
+	if stats != nil {
+		*stats = Stats{}
+	}
+	c := &explicitCall{fn: fn, l: l, X: X, Y: Y, px: ptr64(X), py: ptr64(Y), semiring: sr, device: device, out: out, ny: ny, stats: stats}
+	return c.block(0, nx, 0, ny, symmetric)
+}
+
+// ptr64 is f.Ptr as the C API's int64 row pointers.
+func ptr64(f *sparsegram.Features) []int64 {
+	p := make([]int64, len(f.Ptr))
+	for i, v := range f.Ptr {
+		p[i] = int64(v)
+	}
+	return p
+}
+
+type explicitCall struct {
+	fn       unsafe.Pointer
+	l        *library
+	X, Y     *sparsegram.Features
+	px, py   []int64
+	semiring C.int32_t
+	device   int
+	out      []float64
+	ny       int
+	stats    *Stats
+}
+
+// block computes rows [x0, x1) of X against rows [y0, y1) of Y (symmetric:
+// the same rows of X) into out. On ErrOutOfMemory it splits the block as
+// gramCall.block does: a symmetric block into two diagonal blocks and the
+// off-diagonal one (mirrored), any other along its longer side.
+func (c *explicitCall) block(x0, x1, y0, y1 int, symmetric bool) error {
+	n, m := x1-x0, y1-y0
+	if n == 0 || m == 0 {
+		return nil
+	}
+	whole := n*m == len(c.out)
+	res := c.out
+	if !whole {
+		res = make([]float64, n*m)
+	}
+	err := c.call(x0, x1, y0, y1, symmetric, res)
+	if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
+		if symmetric {
+			h := x0 + n/2
+			if err := errors.Join(c.block(x0, h, x0, h, true), c.block(x0, h, h, x1, false), c.block(h, x1, h, x1, true)); err != nil {
+				return err
+			}
+			for i := x0; i < h; i++ {
+				for j := h; j < x1; j++ {
+					c.out[j*c.ny+i] = c.out[i*c.ny+j]
+				}
+			}
+			return nil
+		}
+		if m >= n {
+			return errors.Join(c.block(x0, x1, y0, y0+m/2, false), c.block(x0, x1, y0+m/2, y1, false))
+		}
+		return errors.Join(c.block(x0, x0+n/2, y0, y1, false), c.block(x0+n/2, x1, y0, y1, false))
+	}
+	if err != nil || whole {
+		return err
+	}
+	for a := 0; a < n; a++ {
+		copy(c.out[(x0+a)*c.ny+y0:(x0+a)*c.ny+y1], res[a*m:(a+1)*m])
+	}
+	return nil
+}
+
+// call runs one ggc_explicit_gram on rows [x0, x1) of X and [y0, y1) of Y
+// (symmetric: Y is X's rows [x0, x1)), writing the n×m result to out.
+func (c *explicitCall) call(x0, x1, y0, y1 int, symmetric bool, out []float64) error {
+	var p runtime.Pinner
+	defer p.Unpin()
+	// Rows of a matrix: its row pointers from row lo on, its whole column
+	// and value arrays (ggc_csr's ptr indexes them directly).
+	csr := func(f *sparsegram.Features, ptr []int64, lo, hi int) *C.ggc_csr {
+		r := (*C.ggc_csr)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_csr{}))))
+		r.num_rows, r.num_cols = C.int32_t(hi-lo), C.int64_t(f.NumCols)
+		r.ptr = (*C.int64_t)(first(&p, ptr[lo:]))
+		r.col = (*C.int32_t)(first(&p, f.Col))
+		r.val = (*C.uint32_t)(first(&p, f.Val))
+		return r
+	}
+	cx := csr(c.X, c.px, x0, x1)
+	defer C.free(unsafe.Pointer(cx))
+	var cy *C.ggc_csr
+	if !symmetric {
+		cy = csr(c.Y, c.py, y0, y1)
+		defer C.free(unsafe.Pointer(cy))
+	}
+	o := C.ggc_explicit_options{device: C.int32_t(c.device), semiring: c.semiring, panel: C.int32_t(testPanel),
+		mem_limit: C.int64_t(testMemLimit)}
+	if symmetric {
+		o.symmetric = 1
+	}
+	var st C.ggc_stats
+	var buf [512]C.char
+	libCalls.Add(1)
+	c.l.calls.Lock()
+	rc := C.gg_explicit_call(c.fn, cx, cy, &o, (*C.double)(first(&p, out)), &st, &buf[0], C.size_t(len(buf)))
+	c.l.calls.Unlock()
+	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
+		return err
+	}
+	if s := c.stats; s != nil {
+		s.UploadMS += float64(st.upload_ms)
+		s.SolveMS += float64(st.solve_ms)
+		s.DownloadMS += float64(st.download_ms)
+		s.WallMS += float64(st.wall_ms)
+		s.Blocks, s.Threads = max(s.Blocks, int(st.blocks)), int(st.threads)
+		s.ScratchBytes = max(s.ScratchBytes, int64(st.scratch_bytes))
+		s.Chunks += int(st.chunks)
+		s.DenseCols = max(s.DenseCols, int(st.dense_cols))
+		s.Batches++
+	}
+	return nil
+}
