@@ -279,3 +279,30 @@ def test_to_networkx_weight_name_clash():
     with pytest.raises(ValueError, match="differs from the edge weights"):
         g.to_networkx()
     assert g.to_networkx(weight="w").edges[0, 1] == {"weight": 5.0, "w": 2.0}
+
+
+@pytest.mark.parametrize("field", ["weights", "edges", "node attribute", "edge attribute", "n_nodes"])
+def test_validate_all_names_the_first_bad_graph(field):
+    """The vectorized check of a list finds what validate() finds, and reports it as validate() does."""
+    graphs = [Graph(3, [(0, 1), (1, 2)], [1.0, 2.0], node_attrs={"x": [0.5, 1.0, 2.0]},
+                    edge_attrs={"b": [1, 2]}) for _ in range(6)]
+    Graph.validate_all(graphs)
+    g = graphs[4]
+    if field == "n_nodes":
+        g._n_nodes = 2
+        match = r"X\[4\]: edge 1 \(1, 2\) refers to a node outside 0..1"
+    else:
+        arr = {"weights": g._weights, "edges": g._edges, "node attribute": g._node_attrs["x"],
+               "edge attribute": g._edge_attrs["b"]}[field]
+        arr.flags.writeable = True
+        if field == "edges":
+            arr[1, 1] = 7
+            match = r"X\[4\]: edge 1 \(1, 7\) refers to a node outside"
+        elif field == "edge attribute":
+            arr[0] = 2**60
+            match = r"X\[4\]: edge attribute 'b' has an integer of magnitude 2\*\*53"
+        else:
+            arr[1] = np.nan
+            match = r"X\[4\]: (weights\[1\] = nan is not finite|node attribute 'x' contains NaN)"
+    with pytest.raises(ValueError, match=match):
+        Graph.validate_all(graphs)

@@ -331,15 +331,12 @@ def as_graph_list(X, name="X"):
     graphs = list(X)
     if not graphs:
         raise ValueError("%s is empty: at least one graph is needed" % name)
-    checked = set()
     for i, g in enumerate(graphs):
         if not isinstance(g, Graph):
             raise TypeError("%s[%d] is not a graphgram.Graph (got %s)" % (name, i, type(g).__name__))
-        # The arrays are read-only, but a determined caller can change that:
-        # check them again before Go reads them (once per distinct graph).
-        if id(g) not in checked:
-            g.validate(i, name)
-            checked.add(id(g))
+    # The arrays are read-only, but a determined caller can change that: check
+    # them again before Go reads them.
+    Graph.validate_all(graphs, name)
     return graphs
 
 

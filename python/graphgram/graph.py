@@ -143,6 +143,43 @@ def _check_attribute(arr, where, kind, attr, count_word):
                              "which float64 cannot hold exactly" % (where, kind, attr, count_word, pos[0]))
 
 
+def _all_valid(graphs):
+    """True when every check of :meth:`Graph.validate` passes on every graph
+    (False, or an exception, leaves the verdict to ``validate``)."""
+    n = [g._n_nodes for g in graphs]
+    if not all(type(k) is int and 0 <= k <= _MAX_COUNT for k in n):
+        return False
+    edges = [g._edges for g in graphs]
+    weights = [g._weights for g in graphs]
+    if not all(type(e) is np.ndarray and e.dtype == np.int64 and e.ndim == 2 and e.shape[1] == 2 for e in edges):
+        return False
+    m = [e.shape[0] for e in edges]
+    if not all(type(w) is np.ndarray and w.dtype == np.float64 and w.shape == (k,) for w, k in zip(weights, m)):
+        return False
+    if sum(m):
+        e = np.concatenate(edges)
+        w = np.concatenate(weights)
+        limit = np.repeat(np.asarray(n, dtype=np.int64), m)
+        if (e.min() < 0 or np.any(e[:, 0] >= limit) or np.any(e[:, 1] >= limit)
+                or not np.all(np.isfinite(w)) or np.any(w < 0)):
+            return False
+    for kind, lengths in (("node", n), ("edge", m)):
+        # Attribute arrays grouped by name: shapes and dtypes per graph, values per group.
+        groups = {}
+        for g, length in zip(graphs, lengths):
+            for attr, arr in (g._node_attrs if kind == "node" else g._edge_attrs).items():
+                if (type(arr) is not np.ndarray or arr.ndim not in (1, 2) or arr.shape[0] != length
+                        or arr.dtype.kind not in "biufU" or (arr.ndim == 2 and arr.dtype.kind == "U")):
+                    return False
+                groups.setdefault((attr, arr.dtype.kind), []).append(arr.ravel())
+        for (_, dkind), parts in groups.items():
+            if dkind == "f" and not np.all(np.isfinite(np.concatenate(parts))):
+                return False
+            if dkind in "iu" and any(p.size for p in parts) and np.abs(np.concatenate(parts)).max() >= _MAX_EXACT_INT:
+                return False
+    return True
+
+
 def _as_n_nodes(n_nodes):
     if isinstance(n_nodes, (bool, np.bool_)) or not isinstance(n_nodes, numbers.Integral):
         raise TypeError("n_nodes must be an integer, got %r" % (n_nodes,))
@@ -415,6 +452,29 @@ class Graph:
                                      % (where, kind, attr, arr.dtype))
                 _check_attribute(arr, where, kind, attr, kind)
         return self
+
+    @staticmethod
+    def validate_all(graphs, name="X"):
+        """:meth:`validate` every graph of a list, with vectorized checks.
+
+        The arrays of all graphs are checked together (one NumPy pass per kind
+        of array instead of several per graph); when anything is wrong, the
+        graphs are validated one by one so that the error is :meth:`validate`'s,
+        naming the first bad graph.
+
+        Parameters
+        ----------
+        graphs : list of Graph
+        name : str, default="X"
+            Name of the list in error messages.
+        """
+        try:
+            ok = _all_valid(graphs)
+        except (TypeError, ValueError, AttributeError):
+            ok = False
+        if not ok:
+            for i, g in enumerate(graphs):
+                g.validate(i, name)
 
     # --- derived data -------------------------------------------------------------
     def degrees(self):
