@@ -283,16 +283,16 @@ def _feature_matrix(graphs_by_name, attrs, kind, discrete=()):
     for name, graphs in graphs_by_name:
         counts = [g.n_nodes if kind == "node" else g.n_edges for g in graphs]
         feat = np.zeros((int(sum(counts)), col))
-        row = 0
-        for g, count in zip(graphs, counts):
-            if count:
-                attrs_g = g._node_attrs if kind == "node" else g._edge_attrs
-                for attr, c, width, value_kind in plan:
-                    a = attrs_g[attr]
-                    if value_kind == "str":
-                        a = np.searchsorted(vocab[attr], a)
-                    feat[row:row + count, c:c + width] = a.reshape(count, width)
-            row += count
+        # Rows follow the graphs in order; a graph with nodes (edges) has the
+        # attribute (_columns checked), one without adds no rows.
+        attrs = [g._node_attrs if kind == "node" else g._edge_attrs for g, count in zip(graphs, counts) if count]
+        for attr, c, width, value_kind in plan:
+            if not attrs:
+                break
+            a = np.concatenate([d[attr].reshape(-1, width) for d in attrs])
+            if value_kind == "str":
+                a = np.searchsorted(vocab[attr], a)
+            feat[:, c:c + width] = a
         out[name] = feat
     return out, layout
 
