@@ -28,7 +28,17 @@
 //   not run and leaves cudaErrorInvalidValue for cudaGetLastError; the
 //   dynamic shared memory itself is emu.h's (poisoned, guarded).
 // cudaFree waits for all streams (as the real one synchronizes the device).
+//
+// Leak checks and fault injection (tests, through the emulation-only
+// ggc_emu_* functions below): the runtime counts live streams, events, device
+// allocations (and their bytes, which cudaMemGetInfo subtracts from the free
+// memory it reports, as a device would) and pinned host allocations, and
+// ggc_emu_fail_after(n) makes the n-th next runtime call that can fail (an
+// allocation, an event or stream creation, a record, a wait, a copy, a memset,
+// a synchronization) return an error, once.
 #pragma once
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -42,6 +52,29 @@
 #include <thread>
 
 #include "../hostref/emu.h"
+
+namespace emu {
+// Live objects of the runtime (leak checks).
+struct live_counts {
+    std::atomic<int64_t> streams{0}, events{0}, dev_allocs{0}, dev_bytes{0}, pinned{0}, pinned_calls{0};
+};
+inline live_counts& live() {
+    static live_counts c;
+    return c;
+}
+// fail_countdown > 0: calls of inject() left until one fails.
+inline std::atomic<int64_t>& fail_countdown() {
+    static std::atomic<int64_t> n{0};
+    return n;
+}
+// inject is true for the call that the countdown selects.
+inline bool inject() {
+    int64_t n = fail_countdown().load();
+    while (n > 0)
+        if (fail_countdown().compare_exchange_weak(n, n - 1)) return n == 1;
+    return false;
+}
+}  // namespace emu
 
 enum cudaError_t {
     cudaSuccess = 0,
@@ -285,7 +318,9 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) {
 }
 inline cudaError_t cudaMemGetInfo(size_t* free_b, size_t* total_b) {
     const char* e = getenv("GGCUDA_EMU_FREE");
-    *free_b = e ? (size_t)strtoull(e, nullptr, 10) : size_t(1) << 30;
+    const int64_t f = e ? (int64_t)strtoull(e, nullptr, 10) : int64_t(1) << 30;
+    // What is allocated is not free.
+    *free_b = (size_t)std::max<int64_t>(0, f - emu::live().dev_bytes.load());
     *total_b = size_t(1) << 30;
     return cudaSuccess;
 }
@@ -333,11 +368,13 @@ cudaError_t cudaFuncSetAttribute(K* k, cudaFuncAttribute a, int v) {
 // Device memory: [size][guard][bytes][guard], all poisoned.
 inline cudaError_t cudaMalloc(void** p, size_t bytes) {
     const size_t hdr = 64;
-    unsigned char* b = (unsigned char*)malloc(hdr + 2 * emu::GUARD + bytes);
+    unsigned char* b = emu::inject() ? nullptr : (unsigned char*)malloc(hdr + 2 * emu::GUARD + bytes);
     if (!b) {
         *p = nullptr;
         return cudaErrorMemoryAllocation;
     }
+    emu::live().dev_allocs++;
+    emu::live().dev_bytes += (int64_t)bytes;
     memcpy(b, &bytes, sizeof bytes);
     memset(b + hdr, emu::POISON, 2 * emu::GUARD + bytes);
     *p = b + hdr + emu::GUARD;
@@ -346,20 +383,31 @@ inline cudaError_t cudaMalloc(void** p, size_t bytes) {
 inline cudaError_t cudaFree(void* p) {
     if (!p) return cudaSuccess;
     emu::sync_all();
-    free((unsigned char*)p - emu::GUARD - 64);
+    unsigned char* b = (unsigned char*)p - emu::GUARD - 64;
+    size_t bytes;
+    memcpy(&bytes, b, sizeof bytes);
+    emu::live().dev_allocs--;
+    emu::live().dev_bytes -= (int64_t)bytes;
+    free(b);
     return cudaSuccess;
 }
 // Pinned host memory is ordinary host memory here.
 inline cudaError_t cudaMallocHost(void** p, size_t bytes) {
-    *p = malloc(bytes ? bytes : 1);
-    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+    emu::live().pinned_calls++;
+    *p = emu::inject() ? nullptr : malloc(bytes ? bytes : 1);
+    if (!*p) return cudaErrorMemoryAllocation;
+    emu::live().pinned++;
+    return cudaSuccess;
 }
 inline cudaError_t cudaFreeHost(void* p) {
+    if (!p) return cudaSuccess;
     emu::sync_all();
+    emu::live().pinned--;
     free(p);
     return cudaSuccess;
 }
 inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind, cudaStream_t st) {
+    if (emu::inject()) return cudaErrorInvalidValue;
     if (!st) {
         emu::sync_all();
         memcpy(d, s, n);
@@ -375,10 +423,13 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyK
     return cudaSuccess;
 }
 inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t st) {
+    if (emu::inject()) return cudaErrorInvalidValue;
     emu::submit(st, [d, v, n] { memset(d, v, n); });
     return cudaSuccess;
 }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
+    if (emu::inject()) return cudaErrorMemoryAllocation;
+    emu::live().streams++;
     *s = new emu::stream();
     std::lock_guard<std::mutex> l(emu::streams_mu());
     emu::streams().insert(*s);
@@ -391,20 +442,26 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
         emu::streams().erase(s);
     }
     delete s;  // drains the queue first
+    emu::live().streams--;
     return cudaSuccess;
 }
+// An injected failure still synchronizes (as a real one reporting an earlier
+// asynchronous error does).
 inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     if (s)
         s->sync();
     else
         emu::sync_all();
-    return cudaSuccess;
+    return emu::inject() ? cudaErrorInvalidValue : cudaSuccess;
 }
 inline cudaError_t cudaEventCreate(cudaEvent_t* e) {
+    if (emu::inject()) return cudaErrorMemoryAllocation;
+    emu::live().events++;
     *e = new emu::event();
     return cudaSuccess;
 }
 inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+    if (emu::inject()) return cudaErrorInvalidValue;
     uint64_t k;
     {
         std::lock_guard<std::mutex> l(e->m);
@@ -434,6 +491,7 @@ inline void emu_wait_record(cudaEvent_t e, uint64_t k, emu::stream* by, uint64_t
 }
 // cudaStreamWaitEvent: s's later work waits for e's latest record (none: no wait).
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0) {
+    if (emu::inject()) return cudaErrorInvalidValue;
     uint64_t k, at;
     emu::stream* by;
     {
@@ -472,10 +530,26 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
     // Records still queued hold e: let them finish first.
     cudaEventSynchronize(e);
     delete e;
+    emu::live().events--;
     return cudaSuccess;
 }
 inline cudaError_t cudaGetLastError() {
     const int e = emu::last_error();
     emu::last_error() = 0;
     return (cudaError_t)e;
+}
+
+// Emulation only (tests): live runtime objects, and the fault injection
+// (above). counts[]: streams, events, device allocations, device bytes,
+// pinned host allocations, cudaMallocHost calls so far.
+extern "C" __attribute__((visibility("default"))) void ggc_emu_counts(int64_t* counts) {
+    const emu::live_counts& c = emu::live();
+    counts[0] = c.streams, counts[1] = c.events, counts[2] = c.dev_allocs, counts[3] = c.dev_bytes;
+    counts[4] = c.pinned, counts[5] = c.pinned_calls;
+}
+// ggc_emu_fail_after(n): the n-th next fallible runtime call fails (n <= 0:
+// none); returns the countdown left from the previous setting (0 when its
+// failure happened or none was set).
+extern "C" __attribute__((visibility("default"))) int64_t ggc_emu_fail_after(int64_t n) {
+    return emu::fail_countdown().exchange(n > 0 ? n : 0);
 }

@@ -13,7 +13,9 @@
 #include <array>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "explicit.cuh"
@@ -67,6 +69,34 @@ int cuda_fail(cudaError_t e, const char* what, char* err, size_t errlen) {
         cudaError_t e_ = (call);                                      \
         if (e_ != cudaSuccess) return cuda_fail(e_, #call, err, errlen); \
     } while (0)
+
+// The RAII guards of every entry point, so that each return path releases
+// what the call created: Streams (destroyed), EventPool (events destroyed),
+// Arena (device memory freed; cudaFree synchronizes the device, so queued
+// work that uses it finishes first) and HostStaging (pinned host memory, below).
+// Declared in this order, they are released in the reverse one: memory first,
+// then events, then streams.
+
+struct Streams {
+    cudaStream_t s[3] = {nullptr, nullptr, nullptr};
+    ~Streams() {
+        for (cudaStream_t x : s)
+            if (x) cudaStreamDestroy(x);
+    }
+};
+
+// EventPool: events destroyed together.
+struct EventPool {
+    std::vector<cudaEvent_t> ev;
+    ~EventPool() {
+        for (cudaEvent_t e : ev) cudaEventDestroy(e);
+    }
+    cudaError_t make(cudaEvent_t* e) {
+        cudaError_t r = cudaEventCreate(e);
+        if (r == cudaSuccess) ev.push_back(*e);
+        return r;
+    }
+};
 
 // Arena: device allocations freed together.
 struct Arena {
@@ -147,11 +177,13 @@ constexpr double FREE_SHARE = 0.8;
 // by persistent mgk_solve blocks. A single pair too large for the free memory
 // is GGC_ERR_OOM; the caller then splits the work. With np > 0 the jobs are
 // gradient jobs (mgk_gsolve then mgk_gterms; eight vectors and two class
-// tables each) and gout receives np doubles a job.
+// tables each) and gout receives np doubles a job. Its work space is its own
+// and freed on return, so that the next path's call (table, then evaluated κe)
+// sizes its chunks against the memory actually free.
 template <typename T, bool Table>
 int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
              std::vector<MgkJob>& jobs, const ggc_mk_program* dnode, const ggc_mk_program* dedge, MgkParams<T> prm,
-             int max_blocks, int64_t mem_limit, int64_t graph_mem, std::vector<MgkResult>& out, std::vector<int>& bad, Arena& ar, cudaStream_t st,
+             int max_blocks, int64_t mem_limit, int64_t graph_mem, std::vector<MgkResult>& out, std::vector<int>& bad, cudaStream_t st,
              ggc_stats* stats, char* err, size_t errlen, int np, std::vector<double>& gout, double* dnodal = nullptr,
              int64_t ld = 0, bool sym = false, int32_t stage_limit = 0) {
     if (jobs.empty()) return GGC_OK;
@@ -217,6 +249,8 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         return GGC_ERR_OOM;
     }
     const int64_t cap = std::min(total, budget);
+    Arena ar;
+    EventPool evs;
     MgkJob* djobs;
     int *counter, *dbad;
     T* work;
@@ -230,9 +264,9 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     CK(ar.alloc((void**)&dres, sizeof(MgkResult) * nj));
     CK(cudaMemsetAsync(dbad, 0, sizeof(int) * nj, st));
     cudaEvent_t e0, e1, e2;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaEventCreate(&e2));
+    CK(evs.make(&e0));
+    CK(evs.make(&e1));
+    CK(evs.make(&e2));
     CK(cudaEventRecord(e0, st));
     int64_t grid_used = 0;
     for (size_t k0 = 0; k0 < nj;) {
@@ -306,9 +340,6 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         // Counted from what the solver blocks report, not from the plan.
         for (const MgkResult& r : out) stats->staged += r.staged;
     }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaEventDestroy(e2);
     return GGC_OK;
 }
 
@@ -342,17 +373,17 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     std::vector<MgkJob> tjobs = order(tj), ejobs = order(ej);
 
     CK(cudaSetDevice(o->device));
-    cudaStream_t st;
-    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    struct StreamGuard {
-        cudaStream_t s;
-        ~StreamGuard() { cudaStreamDestroy(s); }
-    } guard{st};
-    Arena ar;
+    Streams ss;
+    CK(cudaStreamCreateWithFlags(&ss.s[0], cudaStreamNonBlocking));
+    cudaStream_t st = ss.s[0];
+    // keep (host copies being uploaded) outlives the arena, whose release
+    // waits for the queued copies.
     std::vector<std::vector<T>> keep;
+    EventPool evs;
+    Arena ar;
     cudaEvent_t u0, u1;
-    CK(cudaEventCreate(&u0));
-    CK(cudaEventCreate(&u1));
+    CK(evs.make(&u0));
+    CK(evs.make(&u1));
     CK(cudaEventRecord(u0, st));
     DevGraphs<T> dx, dy;
     CK(upload_graphs<T>(ar, keep, *X, &dx, st));
@@ -371,8 +402,6 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
         CK(cudaEventElapsedTime(&ms, u0, u1));
         stats->upload_ms = ms;
     }
-    cudaEventDestroy(u0);
-    cudaEventDestroy(u1);
 
     MgkParams<T> prm;
     prm.q = T(o->q);
@@ -397,10 +426,10 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
         }
         CK(ar.alloc((void**)&dnodal, sizeof(double) * (size_t)std::max<int64_t>(nodal_len, 1)));
     }
-    int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, tres, tbad, ar, st, stats, err,
+    int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, tres, tbad, st, stats, err,
                                errlen, np, tgrad, dnodal, ld, sym, o->stage_limit);
     if (rc != GGC_OK) return rc;
-    rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, eres, ebad, ar, st, stats, err,
+    rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, eres, ebad, st, stats, err,
                             errlen, np, egrad, dnodal, ld, sym, o->stage_limit);
     if (rc != GGC_OK) return rc;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
@@ -549,24 +578,73 @@ constexpr int64_t SP_LENGTH_TABLE_MAX = int64_t(1) << 24;
 constexpr int64_t SP_MIN_CHUNKS = 4;
 constexpr int64_t SP_CHUNK_MIN_BYTES = int64_t(64) << 20;
 
-// HostBuf: pinned host memory (cudaMallocHost), or ordinary memory where
-// pinning fails (the copies are then correct but not overlapped).
-struct HostBuf {
+// Pinned staging buffers, one a device, kept between calls: pinning memory
+// (cudaMallocHost) costs far more than the copies of a small call. A buffer
+// grows when a call needs more and is freed at library unload (or by
+// ggc_emu_release_host_buffers in the emulation's tests). Its mutex is held
+// by the call using it; calls come from several threads at once, and one that
+// finds its device's buffer in use stages in ordinary memory instead.
+constexpr int PINNED_DEVICES = 64;
+struct PinnedBuf {
+    std::mutex m;
     void* p = nullptr;
-    bool pinned = false;
-    ~HostBuf() {
-        if (pinned)
-            cudaFreeHost(p);
+    size_t cap = 0;
+};
+struct PinnedCache {
+    PinnedBuf dev[PINNED_DEVICES];
+    ~PinnedCache() { release(); }
+    // release frees the buffers not in use (one in use at exit is left to
+    // the process's end rather than waited for).
+    void release() {
+        for (PinnedBuf& b : dev) {
+            if (!b.m.try_lock()) continue;
+            if (b.p) cudaFreeHost(b.p);
+            b.p = nullptr, b.cap = 0;
+            b.m.unlock();
+        }
+    }
+};
+// First used after the call's streams are created, so destroyed before the
+// runtime's own statics in the emulation.
+PinnedCache& pinned_cache() {
+    static PinnedCache c;
+    return c;
+}
+
+// HostStaging: a call's host staging memory: its device's pinned buffer when
+// free (held until the guard's release), else ordinary memory (the copies are
+// then correct but not overlapped), also where pinning fails.
+struct HostStaging {
+    void* p = nullptr;
+    PinnedBuf* held = nullptr;
+    ~HostStaging() {
+        if (held)
+            held->m.unlock();
         else
             free(p);
     }
-    bool alloc(size_t bytes) {
-        if (cudaMallocHost(&p, bytes ? bytes : 1) == cudaSuccess) {
-            pinned = true;
-            return true;
+    bool alloc(int device, size_t bytes) {
+        bytes = bytes ? bytes : 1;
+        if (device >= 0 && device < PINNED_DEVICES && pinned_cache().dev[device].m.try_lock()) {
+            PinnedBuf& b = pinned_cache().dev[device];
+            if (b.cap < bytes) {
+                if (b.p) cudaFreeHost(b.p);
+                b.p = nullptr, b.cap = 0;
+                if (cudaMallocHost(&b.p, bytes) == cudaSuccess) {
+                    b.cap = bytes;
+                } else {
+                    b.p = nullptr;
+                    cudaGetLastError();  // clear the failed pinning
+                }
+            }
+            if (b.p) {
+                held = &b;
+                p = b.p;
+                return true;
+            }
+            b.m.unlock();
         }
-        cudaGetLastError();  // clear the failed pinning
-        p = malloc(bytes ? bytes : 1);
+        p = malloc(bytes);
         return p != nullptr;
     }
 };
@@ -631,27 +709,6 @@ cudaError_t upload_needed(SpList& l, std::vector<int>& need, cudaStream_t st) {
     }
     return cudaSuccess;
 }
-
-// EventPool: events destroyed together.
-struct EventPool {
-    std::vector<cudaEvent_t> ev;
-    ~EventPool() {
-        for (cudaEvent_t e : ev) cudaEventDestroy(e);
-    }
-    cudaError_t make(cudaEvent_t* e) {
-        cudaError_t r = cudaEventCreate(e);
-        if (r == cudaSuccess) ev.push_back(*e);
-        return r;
-    }
-};
-
-struct Streams {
-    cudaStream_t s[3] = {nullptr, nullptr, nullptr};
-    ~Streams() {
-        for (cudaStream_t x : s)
-            if (x) cudaStreamDestroy(x);
-    }
-};
 
 float elapsed(cudaEvent_t a, cudaEvent_t b) {
     float ms = 0;
@@ -762,10 +819,10 @@ int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_progra
     double* hlengths = sg.put<double>(L);
     SpJob* hjobs = sg.put<SpJob>((int64_t)nj);
     double* hres = sg.put<double>((int64_t)nj);
-    HostBuf hb;
-    // On every return, the streams finish before hb (and then the device
-    // memory) is freed: an early error return must not free what queued
-    // copies still read.
+    HostStaging hb;
+    // On every return, the streams finish before hb is released (to the next
+    // call) and the device memory freed: an early error return must not
+    // release what queued copies still read.
     struct SyncGuard {
         Streams& s;
         ~SyncGuard() {
@@ -773,7 +830,7 @@ int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_progra
                 if (x) cudaStreamSynchronize(x);
         }
     } sync_guard{ss};
-    if (!hb.alloc(sg.off)) {
+    if (!hb.alloc(o->device, sg.off)) {
         say(err, errlen, "ggc_sp_pairs: out of host memory for the staging buffers");
         return GGC_ERR_OOM;
     }
@@ -911,6 +968,11 @@ int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_progra
 }
 
 }  // namespace
+
+#if defined(GG_EMU)
+// Emulation only (tests): free the cached pinned staging buffers.
+extern "C" void ggc_emu_release_host_buffers(void) { pinned_cache().release(); }
+#endif
 
 extern "C" int ggc_sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
                             const ggc_mk_program* length, const ggc_sp_options* o, const int32_t* pairs,
