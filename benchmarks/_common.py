@@ -4,6 +4,7 @@
 
 import os
 import platform
+import time
 from pathlib import Path
 
 DATASETS = Path(os.environ.get("GRAPHGRAM_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets")
@@ -33,3 +34,13 @@ def machine():
     """One line: CPU, cores and the load average now (state it beside every timing)."""
     return "CPU: %s, %d cores; load average %s" % (cpu_model(), os.cpu_count(),
                                                    " ".join("%.2f" % v for v in os.getloadavg()))
+
+
+def best_of(fn, repeat):
+    """Return (the last result of fn(), the shortest wall time of ``repeat`` calls)."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return out, best

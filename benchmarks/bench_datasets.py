@@ -22,24 +22,14 @@ that NCI1 loads in under 2 s: the duration of work is a benchmark's business.
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
-from _common import DATASETS, machine, require  # noqa: E402
+from _common import DATASETS, best_of, machine, require  # noqa: E402
 
 from graphgram import datasets  # noqa: E402
-
-
-def best_time(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def grakel_reader(root, name):
@@ -66,8 +56,8 @@ def main():
     print("%-10s %8s %8s %10s %10s %7s" % ("set", "graphs", "nodes", "gg s", "grakel s", "ratio"))
     for name in a.sets:
         graphs, _ = datasets.load_tu(root / name)  # also warms the file cache for both readers
-        gg = best_time(lambda: datasets.load_tu(root / name), a.repeat)
-        gk = best_time(grakel_reader(root, name), a.repeat)
+        gg = best_of(lambda: datasets.load_tu(root / name), a.repeat)[1]
+        gk = best_of(grakel_reader(root, name), a.repeat)[1]
         print("%-10s %8d %8d %10.3f %10.3f %7.1f" % (name, len(graphs), sum(g.n_nodes for g in graphs), gg, gk, gk / gg))
     print("load average at end: %s" % " ".join("%.2f" % v for v in os.getloadavg()))
 

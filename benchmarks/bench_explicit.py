@@ -40,19 +40,10 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
-from _common import DATASETS, machine, require  # noqa: E402
+from _common import DATASETS, best_of, machine, require  # noqa: E402
 
 from graphgram import Graph, HashGraphKernel, WeisfeilerLehmanKernel  # noqa: E402
 from graphgram.datasets import load_tu  # noqa: E402
-
-
-def best_of(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return out, best
 
 
 def grakel_input(graphs):

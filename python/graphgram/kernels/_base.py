@@ -173,18 +173,14 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         return 0 if n_jobs in (None, -1) else int(n_jobs)
 
     # --- computation ----------------------------------------------------------
-    def _compute(self, mode, X, Y=None, n_params=0, iterations=False):
+    def _compute(self, mode, X, Y=None, n_params=0, iterations=False, shape=None):
         """Pack X (and Y) for one call and run ``mode`` in the Go core.
 
+        ``shape`` is the result's, by default the mode's (:meth:`_shape`).
         Returns (result, extras) as :func:`graphgram._backend.compute`.
         """
-        nx = len(X)
-        if mode == "diag":
-            shape = (nx,)
-        elif mode == "nodal":
-            shape = (sum(g.n_nodes for g in X), sum(g.n_nodes for g in (X if Y is None else Y)))
-        else:
-            shape = (nx, nx if Y is None else len(Y))
+        if shape is None:
+            shape = self._shape(mode, X, Y)
         # Refuse a result that cannot fit before spending time on packing.
         _backend.check_memory(shape, n_params, iterations)
         node_attrs, edge_attrs = self._attributes()
@@ -198,6 +194,16 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
             warnings.warn("%s: %s" % (type(self).__name__, message),
                           ConvergenceWarning if category == "ConvergenceWarning" else RuntimeWarning, stacklevel=4)
         return out, extras
+
+    @staticmethod
+    def _shape(mode, X, Y):
+        """The shape of mode's result for X (and Y)."""
+        nx = len(X)
+        if mode == "diag":
+            return (nx,)
+        if mode == "nodal":
+            return (sum(g.n_nodes for g in X), sum(g.n_nodes for g in (X if Y is None else Y)))
+        return (nx, nx if Y is None else len(Y))
 
     def _raw_diag(self, X):
         return self._compute("diag", X)[0]

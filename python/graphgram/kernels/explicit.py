@@ -16,7 +16,6 @@ import numbers
 import numpy as np
 import scipy.sparse
 
-from .. import _backend
 from .._backend import as_graph_list
 from ._base import GraphKernelBase, document_execution
 
@@ -94,13 +93,9 @@ class _ExplicitFeatureKernel(GraphKernelBase):
         """
         self._check_params()
         X = as_graph_list(X, "X")
-        node_attrs, edge_attrs = self._attributes()
-        px, _, node_layout, edge_layout = _backend.pack(X, None, node_attrs, edge_attrs, discrete=self._discrete())
-        params = dict(self._params(node_layout, edge_layout), **_backend.device_params(self.device, self.precision))
         n = len(X)
-        words = 2 + (n + 1) + 2 * self._max_nonzeros(X)
-        buf = _backend.compute(self._kernel, "features", params, px, shape=(words,),
-                               verbose=getattr(self, "verbose", None))[0]
+        # The CSR arrays in one int64 buffer, sized by a bound on the nonzeros (docs/abi.md).
+        buf = self._compute("features", X, shape=(2 + (n + 1) + 2 * self._max_nonzeros(X),))[0]
         nnz, n_cols = int(buf[0]), int(buf[1])
         indptr = buf[2:n + 3]
         indices = buf[n + 3:n + 3 + nnz]
