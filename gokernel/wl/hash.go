@@ -85,12 +85,9 @@ func HashFeatures(graphs []*graph.Graph, opt HashOptions) (*sparsegram.Features,
 				}
 			}
 		}
-		start, err := tupleLabels(key, nodes)
-		if err != nil {
-			return nil, err
-		}
 		wlOpt := opt.WL
-		wlOpt.Start = start
+		wlOpt.Start = tupleLabels(key, nodes)
+		var err error
 		if parts[t], err = Features(graphs, wlOpt); err != nil {
 			return nil, err
 		}
@@ -116,10 +113,10 @@ func HashFeatures(graphs []*graph.Graph, opt HashOptions) (*sparsegram.Features,
 
 // tupleLabels numbers the n equal-length tuples of key (n rows) by their
 // distinct values, returned as float64 round-0 labels.
-func tupleLabels(key []int64, n int) ([]float64, error) {
+func tupleLabels(key []int64, n int) []float64 {
 	labels := make([]float64, n)
 	if n == 0 {
-		return labels, nil
+		return labels
 	}
 	w := len(key) / n
 	order := make([]int, n)
@@ -135,5 +132,5 @@ func tupleLabels(key []int64, n int) ([]float64, error) {
 		}
 		labels[i] = float64(id)
 	}
-	return labels, nil
+	return labels
 }
