@@ -64,7 +64,7 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), n, m)
 	}
 	ps := largestFirst(xs, ys, symmetric)
-	return runPairs(xs, ys, ps, &o, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+	return runPairs(xs, ys, ps, &o, true, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		s.gs.g = grow(s.gs.g, np)
 		g := s.gs.g
 		var res, adj solveResult
@@ -186,18 +186,9 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 			row[b.nlab[ip]] += c
 		}
 	}
-	for la := range lg {
-		for lb := range lh {
-			c := gs.cn[la*lh+lb]
-			if c == 0 {
-				continue
-			}
-			opt.NodeKernel.EvalGrad(G.Node(int(a.nrep[la])), H.Node(int(b.nrep[lb])), gs.gv)
-			for t, d := range gs.gv {
-				gn[t] += c * d
-			}
-		}
-	}
+	ps.contract(gn, gs.cn, lg, lh, ps.nodeTable(a, b), a.ngl, b.ngl, gs.gv, func(la, lb int) {
+		opt.NodeKernel.EvalGrad(G.Node(int(a.nrep[la])), H.Node(int(b.nrep[lb])), gs.gv)
+	})
 
 	// Edge kernel: uᵀ dW x summed per pair of undirected edges, over the
 	// directed product entries that pair makes (a self-loop has one
@@ -228,17 +219,36 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 			row[b.elab[f]] += c * we * H.Weight[f]
 		}
 	}
+	ps.contract(gE, gs.ce, lg, lh, ps.edgeTable(a, b), a.egl, b.egl, gs.ge, func(la, lb int) {
+		opt.EdgeKernel.EvalGrad(G.Edge(int(a.erep[la])), H.Edge(int(b.erep[lb])), gs.ge)
+	})
+	return K, adj
+}
+
+// contract adds Σ c[la, lb]·∂κ(la, lb) over the lg×lh label pairs to g. The
+// kernel's gradients come from the call's table t (ids ga, gb) when there is
+// one, else from evalGrad(la, lb), which writes them to scratch.
+func (ps *pairSolver) contract(g, c []float64, lg, lh int, t *kernelTable, ga, gb []int32, scratch []float64, evalGrad func(la, lb int)) {
+	np := len(g)
+	if t != nil && t.grad == nil {
+		t = nil // a table of values only
+	}
 	for la := range lg {
 		for lb := range lh {
-			c := gs.ce[la*lh+lb]
-			if c == 0 {
+			w := c[la*lh+lb]
+			if w == 0 {
 				continue
 			}
-			opt.EdgeKernel.EvalGrad(G.Edge(int(a.erep[la])), H.Edge(int(b.erep[lb])), gs.ge)
-			for t, d := range gs.ge {
-				gE[t] += c * d
+			d := scratch
+			if t != nil {
+				e := int(ga[la])*t.ny + int(gb[lb])
+				d = t.grad[e*np : (e+1)*np]
+			} else {
+				evalGrad(la, lb)
+			}
+			for k, x := range d {
+				g[k] += w * x
 			}
 		}
 	}
-	return K, adj
 }

@@ -414,7 +414,7 @@ func cost(a, b *side) float64 {
 // Unconverged solves are collected for every member pair, sorted by (I, J).
 func run(xs, ys sideSet, symmetric bool, opt *Options, done func(ps *pairSolver, p schedule.Pair, res solveResult) error) ([]Unconverged, error) {
 	ps := largestFirst(xs, ys, symmetric)
-	return runPairs(xs, ys, ps, opt, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+	return runPairs(xs, ys, ps, opt, false, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		res := s.solvePrimal()
 		return res, done(s, p, res)
 	}, memberPairs(xs, ys, symmetric))
@@ -433,10 +433,15 @@ func memberPairs(xs, ys sideSet, symmetric bool) func(p schedule.Pair, f func(i,
 }
 
 // runPairs prepares every pair of ps, largest first, and calls solve on it in
-// the worker that prepared it, collecting unconverged results.
-func runPairs(xs, ys sideSet, ps []schedule.Pair, opt *Options, solve func(s *pairSolver, p schedule.Pair) (solveResult, error), members func(p schedule.Pair, f func(i, j int))) ([]Unconverged, error) {
+// the worker that prepared it, collecting unconverged results. grad asks for
+// the base kernels' gradients in the call's label tables (GramGrad).
+func runPairs(xs, ys sideSet, ps []schedule.Pair, opt *Options, grad bool, solve func(s *pairSolver, p schedule.Pair) (solveResult, error), members func(p schedule.Pair, f func(i, j int))) ([]Unconverged, error) {
 	nw := schedule.Workers(opt.NJobs)
 	solvers := newSolvers(nw)
+	tabs := buildLabelTables(xs, ys, sameSides(xs, ys), len(ps), opt, grad)
+	for w := range solvers {
+		solvers[w].tab = &tabs
+	}
 	bad := make([][]Unconverged, nw)
 	opt.Control.AddTotal(len(ps))
 	err := schedule.Run(opt.Control, len(ps), opt.NJobs, 1, func(w, k int) error {
@@ -554,7 +559,7 @@ func Diag(X []*graph.Graph, startX [][]float64, opt Options, out []float64) ([]U
 		ps[i] = schedule.Pair{I: i, J: i}
 	}
 	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs.sides[p.I], &xs.sides[p.J]) })
-	return runPairs(xs, xs, ps, &o, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+	return runPairs(xs, xs, ps, &o, false, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		res := s.solvePrimal()
 		k := s.value()
 		for _, i := range xs.members[p.I] {

@@ -53,6 +53,9 @@ type side struct {
 	// erep give a node and an edge of each label. The kernels are evaluated
 	// once per pair of labels.
 	nlab, nrep, elab, erep []int32
+	// ngl and egl give the call-wide id of each node and edge label, nil
+	// when the call has no table for that kernel (labels.go).
+	ngl, egl []int32
 	// cw holds, for a quotient graph, √|class| of each node (solver order);
 	// nil means all ones (no quotient).
 	cw []float64
@@ -194,8 +197,10 @@ type pairSolver struct {
 	// cw is the product of the sides' class weights (quotient graphs), nil
 	// when neither side is a quotient.
 	cw, cwBuf []float64
-	// kv and ke hold κv and κe per pair of node and edge labels.
-	kv, ke []float64
+	// kv and ke hold κv and κe per pair of node and edge labels, skv √κv.
+	kv, skv, ke []float64
+	// tab holds the call's base-kernel tables (nil pointers: none).
+	tab *labelTables
 	// gs is the gradient's scratch space (GramGrad only).
 	gs gradScratch
 	// tol and adjTol are the residual tolerances of this pair's primal and
@@ -225,26 +230,36 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	}
 
 	scale := 1 / ((1 - opt.Q) * (1 - opt.Q))
-	// κv once per pair of node labels.
+	// κv (and √κv) once per pair of node labels, from the call's table
+	// when it has one.
 	lg, lh := len(a.nrep), len(b.nrep)
-	ps.kv = grow(ps.kv, lg*lh)
-	for la := range lg {
-		gi := g.Node(int(a.nrep[la]))
-		for lb := range lh {
-			v := opt.NodeKernel.Eval(gi, h.Node(int(b.nrep[lb])))
-			if !(v >= 0) || math.IsInf(v, 0) {
-				return fmt.Errorf("mgk: node kernel gave %v for nodes %d and %d; it must be finite and non-negative", v, a.nrep[la], b.nrep[lb])
+	ps.kv, ps.skv = grow(ps.kv, lg*lh), grow(ps.skv, lg*lh)
+	if t := ps.nodeTable(a, b); t != nil {
+		for la, ga := range a.ngl {
+			row := int(ga) * t.ny
+			for lb, gb := range b.ngl {
+				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = t.val[row+int(gb)], t.root[row+int(gb)]
 			}
-			ps.kv[la*lh+lb] = v
+		}
+	} else {
+		for la := range lg {
+			gi := g.Node(int(a.nrep[la]))
+			for lb := range lh {
+				v := opt.NodeKernel.Eval(gi, h.Node(int(b.nrep[lb])))
+				if !(v >= 0) || math.IsInf(v, 0) {
+					return fmt.Errorf("mgk: node kernel gave %v for nodes %d and %d; it must be finite and non-negative", v, a.nrep[la], b.nrep[lb])
+				}
+				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = v, math.Sqrt(v)
+			}
 		}
 	}
 	for i := 0; i < g.N; i++ {
-		kv := ps.kv[int(a.nlab[i])*lh : (int(a.nlab[i])+1)*lh]
+		row := int(a.nlab[i]) * lh
+		kv, skv := ps.kv[row:row+lh], ps.skv[row:row+lh]
 		di := a.deg[i] * scale
 		vs, ss, ds := ps.v[i*h.N:(i+1)*h.N], ps.s[i*h.N:(i+1)*h.N], ps.dd[i*h.N:(i+1)*h.N]
 		for ip, l := range b.nlab[:h.N] {
-			v := kv[l]
-			vs[ip], ss[ip] = v, math.Sqrt(v)
+			vs[ip], ss[ip] = kv[l], skv[l]
 			ds[ip] = di * b.deg[ip]
 		}
 	}
@@ -270,10 +285,19 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		// κe once per pair of edge labels.
 		lg, lh := len(a.erep), len(b.erep)
 		ps.ke = grow(ps.ke, lg*lh)
-		for la := range lg {
-			ge := g.Edge(int(a.erep[la]))
-			for lb := range lh {
-				ps.ke[la*lh+lb] = opt.EdgeKernel.Eval(ge, h.Edge(int(b.erep[lb])))
+		if t := ps.edgeTable(a, b); t != nil {
+			for la, ga := range a.egl {
+				row := int(ga) * t.ny
+				for lb, gb := range b.egl {
+					ps.ke[la*lh+lb] = t.val[row+int(gb)]
+				}
+			}
+		} else {
+			for la := range lg {
+				ge := g.Edge(int(a.erep[la]))
+				for lb := range lh {
+					ps.ke[la*lh+lb] = opt.EdgeKernel.Eval(ge, h.Edge(int(b.erep[lb])))
+				}
 			}
 		}
 		ps.cache = grow(ps.cache, mg*mh)

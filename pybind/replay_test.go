@@ -1,0 +1,126 @@
+package pybind
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"github.com/sbinet/npyio"
+)
+
+// replayed is one call's batch read back from the .npy files benchmarks/dump_call.py
+// writes, with its JSON parameters.
+type replayed struct {
+	arrays  map[string]any // kept alive: desc holds their addresses
+	desc    []int64
+	params  string
+	nGraphs int
+}
+
+// readReplay reads the call dumped in dir.
+func readReplay(tb testing.TB, dir string) *replayed {
+	tb.Helper()
+	r := &replayed{arrays: map[string]any{}}
+	load := func(name string, dst any) bool {
+		f, err := os.Open(filepath.Join(dir, name+".npy"))
+		if os.IsNotExist(err) {
+			return false
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer f.Close()
+		if err := npyio.Read(f, dst); err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+		r.arrays[name] = dst
+		return true
+	}
+	var nodePtr, edgePtr, edges []int64
+	var weights, nodeFeat, edgeFeat, start []float64
+	load("node_ptr", &nodePtr)
+	load("edge_ptr", &edgePtr)
+	load("edges", &edges)
+	load("weights", &weights)
+	load("node_feat", &nodeFeat)
+	load("edge_feat", &edgeFeat)
+	load("start", &start)
+	var params map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "params.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &params); err != nil {
+		tb.Fatal(err)
+	}
+	r.params = string(b)
+	r.nGraphs = len(nodePtr) - 1
+	nodes, ne := int(nodePtr[r.nGraphs]), int(edgePtr[r.nGraphs])
+	width := func(a []float64, rows int) int64 {
+		if rows == 0 {
+			return 0
+		}
+		return int64(len(a) / rows)
+	}
+	addr := func(a []int64) int64 {
+		if len(a) == 0 {
+			return 0
+		}
+		return int64(uintptr(unsafe.Pointer(&a[0])))
+	}
+	faddr := func(a []float64) int64 {
+		if len(a) == 0 {
+			return 0
+		}
+		return int64(uintptr(unsafe.Pointer(&a[0])))
+	}
+	r.arrays["slices"] = []any{nodePtr, edgePtr, edges, weights, nodeFeat, edgeFeat, start}
+	r.desc = []int64{abiVersion, int64(r.nGraphs),
+		addr(nodePtr), int64(len(nodePtr)), addr(edgePtr), int64(len(edgePtr)),
+		addr(edges), int64(len(edges)), faddr(weights), int64(len(weights)),
+		faddr(nodeFeat), int64(len(nodeFeat)), width(nodeFeat, nodes),
+		faddr(edgeFeat), int64(len(edgeFeat)), width(edgeFeat, ne),
+		faddr(start), int64(len(start))}
+	return r
+}
+
+// BenchmarkReplay replays the marginalized-kernel call dumped by
+// benchmarks/dump_call.py into $GRAPHGRAM_REPLAY, as "gram" and as
+// "gram_grad" (K(X, X) and its gradient), for profiles of real workloads:
+//
+//	GRAPHGRAM_REPLAY=/tmp/esol300 GOEXPERIMENT=simd go test ./pybind -run '^$' -bench Replay -cpuprofile cpu.out
+func BenchmarkReplay(b *testing.B) {
+	dir := os.Getenv("GRAPHGRAM_REPLAY")
+	if dir == "" {
+		b.Skip("GRAPHGRAM_REPLAY names no dumped call")
+	}
+	r := readReplay(b, dir)
+	var p struct {
+		NParams int `json:"n_params"`
+	}
+	if err := json.Unmarshal([]byte(r.params), &p); err != nil {
+		b.Fatal(err)
+	}
+	n := r.nGraphs
+	out := make([]float64, n*n)
+	grad := make([]float64, n*n*p.NParams)
+	for _, mode := range []string{"gram", "gram_grad"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				var g uintptr
+				gl := 0
+				if mode == "gram_grad" {
+					g, gl = uintptr(unsafe.Pointer(&grad[0])), len(grad)
+				}
+				warn, err := Compute("marginalized", mode, r.params, uintptr(unsafe.Pointer(&r.desc[0])), len(r.desc), 0, 0,
+					uintptr(unsafe.Pointer(&out[0])), len(out), 0, 0, g, gl, 0, 0)
+				if err != nil || warn != "" {
+					b.Fatalf("%v %q", err, warn)
+				}
+			}
+			b.ReportMetric(float64(n*(n+1)/2)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+		})
+	}
+}
