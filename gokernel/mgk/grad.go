@@ -71,10 +71,10 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 		var k float64
 		if s.sgs {
 			// Primal and adjoint in lockstep, sharing the sweeps.
-			s.gs.grow(len(s.y))
-			s.ap2 = grow(s.ap2, len(s.y))
+			s.gs.grow(len(s.sol))
+			s.ap2 = grow(s.ap2, len(s.sol))
 			rhs2 := s.adjointRHS(s.ap2)
-			res, adj = s.cgSGS2(s.primalRHS(), s.y, s.tol, rhs2, s.gs.u, s.adjTol, o.MaxIter)
+			res, adj = s.cgSGS2(s.primalRHS(), s.sol, s.tol, rhs2, s.gs.u, s.adjTol, o.MaxIter)
 			k, _ = s.gradient(&s.gs, g, &adj)
 		} else {
 			res = s.solvePrimal()
@@ -101,7 +101,7 @@ func (gs *gradScratch) grow(n int) {
 	}
 }
 
-// adjointRHS writes the adjoint's right-hand side S (c∘p⊗p') to dst.
+// adjointRHS writes the adjoint's right-hand side c∘p⊗p' (unscaled, see cg) to dst.
 func (ps *pairSolver) adjointRHS(dst []float64) []float64 {
 	a, b := ps.a, ps.b
 	nh := b.g.N
@@ -109,7 +109,7 @@ func (ps *pairSolver) adjointRHS(dst []float64) []float64 {
 	for i := 0; i < a.g.N; i++ {
 		for ip := 0; ip < nh; ip++ {
 			k := i*nh + ip
-			rhs[k] = ps.s[k] * ps.c(k) * a.p(i) * b.p(ip)
+			rhs[k] = ps.c(k) * a.p(i) * b.p(ip)
 		}
 	}
 	return rhs
@@ -137,10 +137,26 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 			gs.x[k] += ps.c(k) * ps.v[k]
 		}
 	}
-	ps.w.mulW(gs.wx, gs.x)
+	if ps.vPos {
+		// With v > 0 everywhere, W x follows from the solved system
+		// (D V⁻¹ − W) x = D c (full x; with Lmin = 1 the solved part x'
+		// gives W x = D V⁻¹ x' exactly): a pass over the vectors instead of
+		// a product with W. Its error is the primal's residual, below the
+		// solve's tolerance, which the gradients' accuracy allows 1000
+		// times over.
+		for k, d := range ps.dd[:N] {
+			if opt.Lmin == 1 {
+				gs.wx[k] = d / ps.v[k] * ps.sol[k]
+			} else {
+				gs.wx[k] = d/ps.v[k]*ps.sol[k] - d*ps.c(k)
+			}
+		}
+	} else {
+		ps.w.mulW(gs.wx, gs.x)
+	}
 
-	// Adjoint: (D − S W S) ũ = S (c∘p⊗p'), u = S ũ. The right-hand side
-	// lives in ap, as in solvePrimal.
+	// Adjoint: (D − S W S) ũ = S (c∘p⊗p'); cg returns u = S ũ. The
+	// right-hand side lives in ap, as in solvePrimal.
 	var adj solveResult
 	if solved != nil {
 		adj = *solved
@@ -148,10 +164,10 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 		adj = ps.cg(ps.adjointRHS(ps.ap), gs.u, ps.adjTol, opt.MaxIter)
 	}
 	K := ps.value()
-	for k := range gs.u {
-		gs.u[k] *= ps.s[k]
+	if !ps.vPos {
+		// W u is needed where v = 0 only, where λ is not u/v.
+		ps.w.mulW(gs.wu, gs.u)
 	}
-	ps.w.mulW(gs.wu, gs.u)
 	for i := 0; i < G.N; i++ {
 		for ip := 0; ip < nh; ip++ {
 			k := i*nh + ip

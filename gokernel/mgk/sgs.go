@@ -86,6 +86,7 @@ func newSweepLists(g *graph.Graph) sweepLists {
 	for e := range s.ends {
 		s.ends[e] = uint64(uint32(g.EdgeU[e])) | uint64(uint32(g.EdgeV[e]))<<32
 	}
+
 	nu := append([]int32(nil), s.upPtr[:g.N]...)
 	nd := append([]int32(nil), s.downPtr[:g.N]...)
 	nl := append([]int32(nil), s.loopPtr[:g.N]...)
@@ -217,17 +218,38 @@ func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
 	}
 }
 
-// backward2 is backward for two columns, sharing the table reads.
-func (ps *pairSolver) backward2(c1, c2 *sgsCol) {
+// backward2 is backward for two columns (t1, src1, r1, beta1 and t2, src2,
+// r2, beta2), sharing the table reads.
+func (ps *pairSolver) backward2(t1, src1, r1 []float64, beta1 float64, t2, src2, r2 []float64, beta2 float64) {
 	nh := ps.b.g.N
 	sw := &ps.a.sw
 	acc1, acc2 := ps.acc[:nh], ps.acc2[:nh]
 	for i := ps.a.g.N - 1; i >= 0; i-- {
 		clear(acc1)
 		clear(acc2)
-		ps.scatter2(i, sw.upPtr, sw.up, sw.upTo, acc1, c1.t, acc2, c2.t)
-		ps.backBlock(i, acc1, c1.t, c1.p, c1.r, c1.beta)
-		ps.backBlock(i, acc2, c2.t, c2.p, c2.r, c2.beta)
+		ps.scatter2(i, sw.upPtr, sw.up, sw.upTo, acc1, t1, acc2, t2)
+		if r1 == nil || r2 == nil || ps.loopRow(i) != nil {
+			ps.backBlock(i, acc1, t1, src1, r1, beta1)
+			ps.backBlock(i, acc2, t2, src2, r2, beta2)
+			continue
+		}
+		// backBlock's loop-free direction update, both columns in one pass
+		// (blocks of a molecule pair are a dozen entries: the loop's set-up
+		// costs as much as its body).
+		base := i * nh
+		ii, di := ps.xinv[base:base+nh], ps.xdm[base:base+nh]
+		t1, x1, r1 := t1[base:base+nh], src1[base:base+nh], r1[base:base+nh]
+		t2, x2, r2 := t2[base:base+nh], src2[base:base+nh], r2[base:base+nh]
+		b1, b2 := beta1, beta2
+		for ip, a1 := range acc1 {
+			inv, d := ii[ip], di[ip]
+			x := r1[ip]*d + b1*x1[ip]
+			x1[ip] = x
+			t1[ip] = (x + a1) * inv
+			x = r2[ip]*d + b2*x2[ip]
+			x2[ip] = x
+			t2[ip] = (x + acc2[ip]) * inv
+		}
 	}
 }
 
@@ -289,9 +311,9 @@ func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
 	return pap
 }
 
-// forward2 is forward (rhs false) for two columns, sharing the table reads;
-// it returns both columns' pᵀÂp.
-func (ps *pairSolver) forward2(c1, c2 *sgsCol) (float64, float64) {
+// forward2 is forward for two columns' ap, t and p, sharing the table
+// reads; it returns both columns' pᵀÂp.
+func (ps *pairSolver) forward2(c1, c2 *sgsCol, rhs bool) (float64, float64) {
 	nh := ps.b.g.N
 	sw := &ps.a.sw
 	acc1, acc2 := ps.acc[:nh], ps.acc2[:nh]
@@ -300,8 +322,33 @@ func (ps *pairSolver) forward2(c1, c2 *sgsCol) (float64, float64) {
 		clear(acc1)
 		clear(acc2)
 		ps.scatter2(i, sw.downPtr, sw.down, sw.downTo, acc1, c1.t, acc2, c2.t)
-		pap1 += ps.fwdBlock(i, acc1, c1.ap, c1.t, c1.p, false)
-		pap2 += ps.fwdBlock(i, acc2, c2.ap, c2.t, c2.p, false)
+		if rhs || !ps.dkIsDm || ps.loopRow(i) != nil {
+			pap1 += ps.fwdBlock(i, acc1, c1.ap, c1.t, c1.p, rhs)
+			pap2 += ps.fwdBlock(i, acc2, c2.ap, c2.t, c2.p, rhs)
+			continue
+		}
+		// fwdBlock's dk·inv = 1 case, both columns in one pass.
+		base := i * nh
+		ii := ps.xinv[base : base+nh]
+		t1, x1, o1 := c1.t[base:base+nh], c1.p[base:base+nh], c1.ap[base:base+nh]
+		t2, x2, o2 := c2.t[base:base+nh], c2.p[base:base+nh], c2.ap[base:base+nh]
+		// Block sums first, as fwdBlock adds them: the same bits as forward.
+		s1, s2 := 0.0, 0.0
+		for ip, a1 := range acc1 {
+			inv := ii[ip]
+			x := x1[ip]
+			ak := (x + a1) * inv
+			t1[ip] = ak - t1[ip]
+			o1[ip] = ak
+			s1 += x * ak
+			x = x2[ip]
+			ak = (x + acc2[ip]) * inv
+			t2[ip] = ak - t2[ip]
+			o2[ip] = ak
+			s2 += x * ak
+		}
+		pap1 += s1
+		pap2 += s2
 	}
 	return pap1, pap2
 }
@@ -374,20 +421,44 @@ type sgsCol struct {
 	res            solveResult
 }
 
-// start sets c up for M y = rhs from y = 0: r̂ = E⁻¹ S⁻¹ rhs (the unscaled
-// right-hand side goes through p), and reports whether there is anything to
-// solve.
+// start sets c up for M y = S u from y = 0 (u = rhs, see cg): r̂ = E⁻¹ u on
+// the unscaled system (u goes through p), and reports whether there is
+// anything to solve.
 func (ps *pairSolver) start(c *sgsCol, rhs []float64, tol float64) {
-	s, dm := ps.s[:len(rhs)], ps.xdm
+	ps.load(c, rhs)
+	ps.forward(c.r, c.t, c.p, true)
+	ps.begin(c, tol)
+}
+
+// start2 is start for two columns, sharing the sweep's table reads.
+func (ps *pairSolver) start2(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64) {
+	ps.load(c1, rhs1)
+	ps.load(c2, rhs2)
+	// forward2 with rhs writes r̂ to ap: the columns' r are their ap here.
+	r1, r2 := c1.ap, c2.ap
+	c1.ap, c2.ap = c1.r, c2.r
+	ps.forward2(c1, c2, true)
+	c1.ap, c2.ap = r1, r2
+	ps.begin(c1, tol1)
+	ps.begin(c2, tol2)
+}
+
+// load clears c's solution and puts the right-hand side u in p (0 where v = 0).
+func (ps *pairSolver) load(c *sgsCol, rhs []float64) {
+	s := ps.s[:len(rhs)]
 	clear(c.y)
 	for k, b := range rhs {
 		if s[k] > 0 {
-			c.p[k] = b / s[k]
+			c.p[k] = b
 		} else {
 			c.p[k] = 0
 		}
 	}
-	ps.forward(c.r, c.t, c.p, true)
+}
+
+// begin finishes start once r̂ is in c.r.
+func (ps *pairSolver) begin(c *sgsCol, tol float64) {
+	dm := ps.xdm
 	c.rz = 0
 	for k, x := range c.r {
 		c.rz += x * x * dm[k]
@@ -427,16 +498,31 @@ func (ps *pairSolver) step(c *sgsCol, pap float64) {
 	c.it++
 }
 
-// finish maps c's solution back: x = E⁻ᵀ x̂, y = S⁻¹ x.
+// finish maps c's solution back to x = E⁻ᵀ x̂ (the unscaled system's, which is
+// what cg returns), 0 where v = 0.
 func (ps *pairSolver) finish(c *sgsCol) solveResult {
 	if c.res.converged && c.rz0 == 0 {
-		return c.res // y is 0
+		return c.res // x is 0
 	}
 	ps.backward(c.t, c.y, nil, 0)
+	return ps.unload(c)
+}
+
+// finish2 is finish for two columns, sharing the sweep's table reads.
+func (ps *pairSolver) finish2(c1, c2 *sgsCol) (solveResult, solveResult) {
+	if c1.rz0 == 0 || c2.rz0 == 0 {
+		return ps.finish(c1), ps.finish(c2)
+	}
+	ps.backward2(c1.t, c1.y, nil, 0, c2.t, c2.y, nil, 0)
+	return ps.unload(c1), ps.unload(c2)
+}
+
+// unload copies x from c.t into c.y, 0 where v = 0.
+func (ps *pairSolver) unload(c *sgsCol) solveResult {
 	s := ps.s
 	for k, x := range c.t {
 		if s[k] > 0 {
-			c.y[k] = x / s[k]
+			c.y[k] = x
 		} else {
 			c.y[k] = 0
 		}
@@ -451,11 +537,11 @@ func (ps *pairSolver) col1(y []float64, n int) *sgsCol {
 	return c
 }
 
-// cgSGS solves M y = rhs into y by CG preconditioned with symmetric
-// Gauss–Seidel (see the top of this file), from y = 0, stopping when the
-// preconditioned residual has dropped by tol, after maxIter iterations, or when
-// p̂ᵀÂp̂ ≤ 0 shows M is not positive definite. It works on the unscaled system
-// and converts at entry and exit. It allocates nothing; rhs may alias ps.ap.
+// cgSGS solves M y = S rhs for x = S y (see cg) by CG preconditioned with
+// symmetric Gauss–Seidel (see the top of this file), from y = 0, stopping when
+// the preconditioned residual has dropped by tol, after maxIter iterations, or
+// when p̂ᵀÂp̂ ≤ 0 shows M is not positive definite. It works on the unscaled
+// system throughout. It allocates nothing; rhs may alias ps.ap.
 func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveResult {
 	c := ps.col1(y, len(rhs))
 	ps.start(c, rhs, tol)
@@ -471,8 +557,8 @@ func (ps *pairSolver) run1(c *sgsCol, maxIter int) {
 	}
 }
 
-// cgSGS2 is cgSGS for two systems with the same matrix, M y1 = rhs1 to tol1
-// and M y2 = rhs2 to tol2, run in lockstep so that each sweep reads the edge
+// cgSGS2 is cgSGS for two systems with the same matrix, right-hand sides rhs1
+// (to tol1) and rhs2 (to tol2), solutions x1 = y1 and x2 = y2, run in lockstep so that each sweep reads the edge
 // table once for both; the one that converges last goes on alone. rhs1 may
 // alias ps.ap, rhs2 ps.ap2. Each column's arithmetic is that of cgSGS.
 func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float64, tol2 float64, maxIter int) (solveResult, solveResult) {
@@ -484,13 +570,12 @@ func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float6
 	c1 := ps.col1(y1, n)
 	c2 := &ps.cols[1]
 	c2.r, c2.p, c2.ap, c2.t, c2.y = ps.r2[:n], ps.p2[:n], ps.ap2[:n], ps.t2[:n], y2[:n]
-	ps.start(c1, rhs1, tol1)
-	ps.start(c2, rhs2, tol2)
+	ps.start2(c1, rhs1, tol1, c2, rhs2, tol2)
 	c1.check(maxIter, ps.opt.Control)
 	c2.check(maxIter, ps.opt.Control)
 	for !c1.done && !c2.done {
-		ps.backward2(c1, c2)
-		pap1, pap2 := ps.forward2(c1, c2)
+		ps.backward2(c1.t, c1.p, c1.r, c1.beta, c2.t, c2.p, c2.r, c2.beta)
+		pap1, pap2 := ps.forward2(c1, c2, false)
 		ps.step(c1, pap1)
 		ps.step(c2, pap2)
 		c1.check(maxIter, ps.opt.Control)
@@ -498,5 +583,5 @@ func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float6
 	}
 	ps.run1(c1, maxIter)
 	ps.run1(c2, maxIter)
-	return ps.finish(c1), ps.finish(c2)
+	return ps.finish2(c1, c2)
 }

@@ -177,9 +177,10 @@ type pairSolver struct {
 	// v = κv, s = √v, dd = d⊗d'/(1−q)², diag = Jacobi diagonal of M, inv = 1/diag
 	// (CG multiplies by it: a division per entry and iteration costs more).
 	v, s, dd, diag, inv []float64
-	// y is the solution of the last solve; r, p, ap, t are CG work vectors.
-	y, r, p, ap, t []float64
-	cache          []float64
+	// sol is the solution x = S y of the last primal solve (see cg); r, p,
+	// ap, t are CG work vectors.
+	sol, r, p, ap, t []float64
+	cache            []float64
 	// sgs reports that the pair is solved with symmetric Gauss–Seidel on the
 	// edge table (sgs.go); u, acc, dk, loopRows and loopOff are its scratch.
 	sgs bool
@@ -197,6 +198,9 @@ type pairSolver struct {
 	// cw is the product of the sides' class weights (quotient graphs), nil
 	// when neither side is a quotient.
 	cw, cwBuf []float64
+	// vPos reports κv > 0 on every node pair (GramGrad then needs no
+	// product with W beyond the solves).
+	vPos bool
 	// kv and ke hold κv and κe per pair of node and edge labels, skv √κv.
 	kv, skv, ke []float64
 	// tab holds the call's base-kernel tables (nil pointers: none).
@@ -225,7 +229,7 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	ps.a, ps.b, ps.opt = a, b, opt
 	g, h := a.g, b.g
 	n := g.N * h.N
-	for _, s := range []*[]float64{&ps.v, &ps.s, &ps.dd, &ps.diag, &ps.inv, &ps.y, &ps.r, &ps.p, &ps.ap, &ps.t} {
+	for _, s := range []*[]float64{&ps.v, &ps.s, &ps.dd, &ps.diag, &ps.inv, &ps.sol, &ps.r, &ps.p, &ps.ap, &ps.t} {
 		*s = grow(*s, n)
 	}
 
@@ -252,6 +256,10 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = v, math.Sqrt(v)
 			}
 		}
+	}
+	ps.vPos = true
+	for _, v := range ps.kv[:lg*lh] {
+		ps.vPos = ps.vPos && v > 0
 	}
 	for i := 0; i < g.N; i++ {
 		row := int(a.nlab[i]) * lh
@@ -395,29 +403,44 @@ type solveResult struct {
 	converged bool
 }
 
-// cg solves M y = rhs into y with the pair's solver: cgSGS when ps.sgs, else
-// cgJacobi.
-func (ps *pairSolver) cg(rhs, y []float64, tol float64, maxIter int) solveResult {
+// cg solves M y = S u for x = S y with the pair's solver (cgSGS when ps.sgs,
+// else cgJacobi), writing x. In the original variables this is
+// (D V⁻¹ − W) x = u on the node pairs with v > 0 and x = 0 elsewhere; the
+// solvers take u and return x so that no entry is scaled by s on the way in
+// and divided by it on the way out.
+func (ps *pairSolver) cg(u, x []float64, tol float64, maxIter int) solveResult {
 	if ps.sgs {
-		return ps.cgSGS(rhs, y, tol, maxIter)
+		return ps.cgSGS(u, x, tol, maxIter)
 	}
-	return ps.cgJacobi(rhs, y, tol, maxIter)
+	return ps.cgJacobi(u, x, tol, maxIter)
 }
 
-// cgJacobi solves M y = rhs into y by Jacobi-preconditioned conjugate gradients from
-// y = 0, stopping when ‖r‖ ≤ tol·‖rhs‖ or after maxIter iterations, or when
-// pᵀMp ≤ 0 shows M is not positive definite. It allocates nothing. Each
-// iteration makes three passes over the vectors besides the product with W
-// (see package vec): finish the mat-vec, update y and r, form the next p.
-func (ps *pairSolver) cgJacobi(rhs, y []float64, tol float64, maxIter int) solveResult {
-	n := len(rhs)
+// cgJacobi solves M y = S u by Jacobi-preconditioned conjugate gradients from
+// y = 0 and writes x = S y to x (see cg), stopping when ‖r‖ ≤ tol·‖S u‖ or
+// after maxIter iterations, or when pᵀMp ≤ 0 shows M is not positive
+// definite. It allocates nothing; u may alias ps.ap. Each iteration makes
+// three passes over the vectors besides the product with W (see package vec):
+// finish the mat-vec, update y and r, form the next p.
+func (ps *pairSolver) cgJacobi(u, x []float64, tol float64, maxIter int) solveResult {
+	res := ps.jacobi(u, x, tol, maxIter)
+	for k, s := range ps.s[:len(u)] {
+		x[k] *= s
+	}
+	return res
+}
+
+// jacobi is cgJacobi's iteration, leaving y in y.
+func (ps *pairSolver) jacobi(u, y []float64, tol float64, maxIter int) solveResult {
+	n := len(u)
 	r, p, ap, t, inv, y := ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], ps.inv[:n], y[:n]
 	clear(y)
-	bb := vec.Dot(rhs, rhs)
+	for k, s := range ps.s[:n] {
+		r[k] = s * u[k]
+	}
+	bb := vec.Dot(r, r)
 	if bb == 0 {
 		return solveResult{converged: true}
 	}
-	copy(r, rhs)
 	// The first direction is inv∘r: Direction with beta = 0 on a zeroed p.
 	clear(p)
 	vec.Direction(p, t, r, inv, ps.s[:n], 0)
@@ -449,12 +472,12 @@ func (ps *pairSolver) cgJacobi(rhs, y []float64, tol float64, maxIter int) solve
 }
 
 // solvePrimal solves for x = S y, the vector whose p-weighted sum is K. With
-// Lmin = 0 the right-hand side is S D 1. With Lmin = 1 the solve targets
-// x − V·1 directly: it satisfies (D V⁻¹ − W)(x − V·1) = W V·1, i.e. right-hand
-// side S W S (S 1), so K is not the difference of two nearly equal numbers
-// when walks are short (large q) or weakly matched.
+// Lmin = 0 the right-hand side is D 1 (u of cg). With Lmin = 1 the solve
+// targets x − V·1 directly: it satisfies (D V⁻¹ − W)(x − V·1) = W V·1, i.e.
+// u = W V·1, so K is not the difference of two nearly equal numbers when walks
+// are short (large q) or weakly matched.
 func (ps *pairSolver) solvePrimal() solveResult {
-	return ps.cg(ps.primalRHS(), ps.y, ps.tol, ps.opt.MaxIter)
+	return ps.cg(ps.primalRHS(), ps.sol, ps.tol, ps.opt.MaxIter)
 }
 
 // primalRHS forms the right-hand side of solvePrimal in ap: cg copies it
@@ -472,12 +495,9 @@ func (ps *pairSolver) primalRHS() []float64 {
 			}
 		}
 		ps.w.mulW(rhs, src)
-		for k := range rhs {
-			rhs[k] *= ps.s[k]
-		}
 	} else {
 		for k := range rhs {
-			rhs[k] = ps.s[k] * ps.dd[k] * ps.c(k)
+			rhs[k] = ps.dd[k] * ps.c(k)
 		}
 	}
 	return rhs
@@ -493,7 +513,7 @@ func (ps *pairSolver) c(k int) float64 {
 
 // x returns the solution at product node k: x_(i,i') with Lmin = 0 and
 // x_(i,i') − v_(i,i') with Lmin = 1.
-func (ps *pairSolver) x(k int) float64 { return ps.s[k] * ps.y[k] }
+func (ps *pairSolver) x(k int) float64 { return ps.sol[k] }
 
 // value returns K for the solved pair: Σ p_i p'_i' x(k).
 func (ps *pairSolver) value() float64 {
@@ -504,7 +524,7 @@ func (ps *pairSolver) value() float64 {
 		row := 0.0
 		for ip := 0; ip < nh; ip++ {
 			k := i*nh + ip
-			row += b.p(ip) * ps.c(k) * ps.s[k] * ps.y[k]
+			row += b.p(ip) * ps.c(k) * ps.sol[k]
 		}
 		sum += a.p(i) * row
 	}
