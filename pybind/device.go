@@ -21,6 +21,9 @@ type deviceParams struct {
 	// Precision is the GPU arithmetic, "float64" (also when empty) or
 	// "float32"; the CPU always computes in float64.
 	Precision string `json:"precision"`
+	// ValidateGPU false skips the device's self-validation (validate.go);
+	// absent means true.
+	ValidateGPU *bool `json:"validate_gpu"`
 }
 
 // precision returns the GPU arithmetic asked for.
@@ -34,8 +37,10 @@ func (d deviceParams) precision() (cuda.Precision, error) {
 	return 0, inputError("precision must be 'float64' or 'float32', got %q", d.Precision)
 }
 
-// gpu reports whether this call runs on the GPU.
-func (d deviceParams) gpu() (bool, error) {
+// gpu reports whether this call runs on the GPU: a usable device that has
+// passed its self-validation (validate.go), whose fallback warning goes to
+// warn.
+func (d deviceParams) gpu(warn *warnings) (bool, error) {
 	if _, err := d.precision(); err != nil {
 		return false, err
 	}
@@ -52,7 +57,7 @@ func (d deviceParams) gpu() (bool, error) {
 	err := cuda.Check(d.DeviceIndex)
 	switch {
 	case err == nil:
-		return true, nil
+		return checkValidated(d, warn)
 	case d.Device == "auto":
 		return false, nil
 	}
@@ -90,6 +95,9 @@ type deviceInfoJSON struct {
 	ComputeCapability string `json:"compute_capability"`
 	MemoryBytes       int64  `json:"memory_bytes"`
 	Multiprocessors   int    `json:"multiprocessors"`
+	// Validation is the device's self-validation in this process, nil
+	// (JSON null) when it has not run.
+	Validation *validation `json:"validation"`
 }
 
 // Devices reports, as a JSON object, whether this build has the CUDA backend,
@@ -107,7 +115,7 @@ func Devices(library string) (report string, err error) {
 	}
 	r.Usable = derr == nil && len(devs) > 0
 	for _, d := range devs {
-		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors})
+		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors, validationOf(d.Index)})
 	}
 	b, err := json.Marshal(r)
 	return string(b), err

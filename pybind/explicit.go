@@ -87,7 +87,7 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 		}
 		return err
 	}
-	gpu, err := p.gpu()
+	gpu, err := p.gpu(warn)
 	if err != nil {
 		return err
 	}

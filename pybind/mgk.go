@@ -48,7 +48,7 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 		return inputError("the marginalized kernel needs a node and an edge kernel")
 	}
 	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: p.Q, Lmin: p.Lmin, Accuracy: p.Accuracy, Tol: p.Tol, MaxIter: p.MaxIter, NJobs: p.NJobs, Control: r.ctl}
-	gpu, err := p.gpu()
+	gpu, err := p.gpu(warn)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func shortestPath(mode string, params []byte, r *request, b buffers, warn *warni
 		return inputError("weight column %d does not exist: the graphs have %d edge feature columns", p.WeightCol, r.x.edgeCols)
 	}
 	opt := spkernel.Options{NodeKernel: nk, LengthKernel: lk, WeightCol: p.WeightCol, NJobs: p.NJobs, Control: r.ctl}
-	gpu, err := p.gpu()
+	gpu, err := p.gpu(warn)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func randomWalk(mode string, params []byte, r *request, b buffers, warn *warning
 	default:
 		return inputError("kind must be 'geometric' or 'exponential', got %q", p.Kind)
 	}
-	if gpu, err := p.gpu(); err != nil {
+	if gpu, err := p.gpu(warn); err != nil {
 		return err
 	} else if gpu {
 		cpuOnly("the random-walk kernel", warn)

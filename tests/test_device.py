@@ -71,9 +71,25 @@ def test_devices_report():
         assert info["reason"] == "" and info["devices"]
         for d in info["devices"]:
             assert d["memory_bytes"] > 0 and d["name"]
+            assert d["validation"] is None or d["validation"]["state"] in ("passed", "failed")
     else:
         # No GPU on the machines the tests run on: the reason is one line naming the cause.
         assert info["devices"] == [] and info["reason"]
         assert ("built without CUDA" in info["reason"]) != info["built"]
         with pytest.raises(RuntimeError, match="device='cuda' cannot be used: " + re.escape(info["reason"][:40])):
             MarginalizedGraphKernel(device="cuda")(datasets.load_mutag()[0][:2])
+
+
+def test_validate_gpu_switch():
+    """The GPU self-validation is on by default, sent with every call's device
+    parameters, and turned off for a block or a thread by the config switch
+    (its effect on a device is tested in Go against the emulated library:
+    pybind/validate_test.go)."""
+    from graphgram._backend import device_params
+    assert graphgram.get_config()["validate_gpu"] is True
+    assert device_params("auto", "float64")["validate_gpu"] is True
+    with graphgram.config_context(validate_gpu=False):
+        assert device_params("cuda", "float32")["validate_gpu"] is False
+        K = MarginalizedGraphKernel(LABEL, LABEL, q=0.05)(datasets.load_mutag()[0][:3])
+        assert K.shape == (3, 3)
+    assert device_params("auto", "float64")["validate_gpu"] is True

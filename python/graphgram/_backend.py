@@ -78,7 +78,7 @@ def device_params(device, precision):
     if not isinstance(precision, str) or precision not in ("float64", "float32"):
         raise ValueError("precision must be 'float64' or 'float32', got %r" % (precision,))
     return {"device": kind, "device_index": int(index) if sep else 0, "cuda_library": cuda_library(),
-            "precision": precision}
+            "precision": precision, "validate_gpu": get_config()["validate_gpu"]}
 
 
 def devices():
@@ -93,7 +93,11 @@ def devices():
         ``device="auto"`` computes on a GPU), ``reason`` (why not, with the CUDA
         error where there is one; "" when usable) and ``devices``: a list of
         dicts with ``index``, ``name``, ``compute_capability``,
-        ``memory_bytes`` and ``multiprocessors``.
+        ``memory_bytes``, ``multiprocessors`` and ``validation``: None until
+        the process first computes on the device, then a dict with
+        ``state`` ("passed" or "failed"), ``detail`` (what disagreed with the
+        CPU, and by how much, or the device's error) and ``seconds`` (see
+        ``validate_gpu`` in :func:`graphgram.set_config`).
 
     Examples
     --------

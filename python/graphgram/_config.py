@@ -5,7 +5,7 @@ import threading
 
 __all__ = ["get_config", "set_config", "config_context"]
 
-_DEFAULTS = {"progress": True}
+_DEFAULTS = {"progress": True, "validate_gpu": True}
 _local = threading.local()
 
 
@@ -22,12 +22,14 @@ def get_config():
     -------
     dict
         ``"progress"``: whether kernels whose ``verbose`` is None show a progress
-        bar for computations that take more than about two seconds.
+        bar for computations that take more than about two seconds;
+        ``"validate_gpu"``: whether a GPU is checked against the CPU before its
+        first use in the process (see :func:`set_config`).
     """
     return dict(_settings())
 
 
-def set_config(progress=None):
+def set_config(progress=None, validate_gpu=None):
     """Change settings for the current thread.
 
     Parameters
@@ -35,9 +37,21 @@ def set_config(progress=None):
     progress : bool, optional
         Show progress bars (text in a terminal, a widget in Jupyter) for long
         computations of kernels whose ``verbose`` parameter is None.
+    validate_gpu : bool, optional
+        Before a process first computes on a GPU, graphgram computes a small
+        fixed set of Gram matrices (marginalized kernel with table and
+        evaluated base kernels, shortest-path kernel; float64 and float32) on
+        the device and on the CPU and compares them within the accuracy
+        contract. On a disagreement or a device error, ``device="auto"``
+        computes on the CPU for the rest of the process (one
+        ``RuntimeWarning`` says what disagreed) and ``device="cuda"`` raises
+        it; :func:`graphgram.devices` shows the outcome. True (the default)
+        runs this check; False uses the GPU without it.
     """
     if progress is not None:
         _settings()["progress"] = bool(progress)
+    if validate_gpu is not None:
+        _settings()["validate_gpu"] = bool(validate_gpu)
 
 
 @contextlib.contextmanager
