@@ -71,6 +71,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -198,6 +199,10 @@ func statusErr(rc C.int, msg string) error {
 		return fmt.Errorf("%w: %s", ErrOutOfMemory, msg)
 	case C.GGC_ERR_UNSUPPORTED:
 		return fmt.Errorf("%s: %w", msg, ErrUnsupported)
+	case C.GGC_ERR_CUDA:
+		if strings.Contains(msg, "cudaErrorLaunchTimeout") {
+			return fmt.Errorf("%w (%s)", ErrLaunchTimeout, msg)
+		}
 	}
 	return errors.New("cuda: " + msg)
 }
@@ -379,19 +384,33 @@ func pick[T any](s []T, idx []int) []T {
 }
 
 // block solves the Gram block X[xi] × Y[yi] (symmetric: the same list) and
-// scatters it into the full matrix; on ErrOutOfMemory it splits the block.
+// scatters it into the full matrix; it splits the block when its work exceeds
+// LaunchTerms or on ErrOutOfMemory, and names the device and the block's
+// pairs on ErrLaunchTimeout.
 func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, symmetric bool) error {
 	if len(xi) == 0 || len(yi) == 0 {
 		return nil
 	}
 	n, m := len(xi), len(yi)
-	out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
-	var grad []float64
-	if g.grad != nil {
-		grad = make([]float64, n*m*g.np)
+	var err error
+	if LaunchTerms > 0 && (n > 1 || m > 1) && launchTerms(X, Y, xi, yi, symmetric) > LaunchTerms {
+		err = errTooLong
+	} else {
+		out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
+		var grad []float64
+		if g.grad != nil {
+			grad = make([]float64, n*m*g.np)
+		}
+		err = g.call(pick(X, xi), pick(Y, yi), pick(sx, xi), pick(sy, yi), symmetric, out, grad, iters, resid)
+		if err == nil {
+			g.scatter(xi, yi, out, grad, iters, resid)
+			return nil
+		}
 	}
-	err := g.call(pick(X, xi), pick(Y, yi), pick(sx, xi), pick(sy, yi), symmetric, out, grad, iters, resid)
-	if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
+	if errors.Is(err, ErrLaunchTimeout) {
+		return fmt.Errorf("device %d, pairs X[%s] × Y[%s]: %w", g.device, span(xi), span(yi), err)
+	}
+	if (errors.Is(err, ErrOutOfMemory) || err == errTooLong) && (n > 1 || m > 1) {
 		if symmetric {
 			h := n / 2
 			a, b := xi[:h], xi[h:]
@@ -420,9 +439,43 @@ func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, 
 		}
 		return errors.Join(g.block(X, Y, sx, sy, xi[:n/2], yi, false), g.block(X, Y, sx, sy, xi[n/2:], yi, false))
 	}
-	if err != nil {
-		return err
+	return err
+}
+
+// errTooLong marks a block split for LaunchTerms (never returned).
+var errTooLong = errors.New("launch too long")
+
+// launchTerms estimates a launch's work: Σ over its pairs of one mat-vec's
+// terms, (nnz+n)(nnz'+n'), half the square for a symmetric block.
+func launchTerms(X, Y []*graph.Graph, xi, yi []int, symmetric bool) int64 {
+	size := func(gs []*graph.Graph, idx []int) int64 {
+		s := int64(0)
+		for _, i := range idx {
+			s += int64(len(gs[i].Col) + gs[i].N)
+		}
+		return s
 	}
+	sx := size(X, xi)
+	if symmetric {
+		return sx * sx / 2
+	}
+	return sx * size(Y, yi)
+}
+
+// span formats a block's indices (contiguous after splitting) as "a:b",
+// Python's slice of them, or lists them.
+func span(idx []int) string {
+	for k := range idx {
+		if idx[k] != idx[0]+k {
+			return fmt.Sprint(idx)
+		}
+	}
+	return fmt.Sprintf("%d:%d", idx[0], idx[0]+len(idx))
+}
+
+// scatter copies a solved block into the call's results.
+func (g *gramCall) scatter(xi, yi []int, out, grad []float64, iters []int32, resid []float64) {
+	m := len(yi)
 	for a, i := range xi {
 		for b, j := range yi {
 			k := a*m + b
@@ -432,7 +485,6 @@ func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, 
 			}
 		}
 	}
-	return nil
 }
 
 // call runs one ggc_mgk_gram, or ggc_mgk_gram_grad when grad is non-nil.

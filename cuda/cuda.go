@@ -53,7 +53,23 @@ var (
 	// ErrOutOfMemory: device memory was exhausted even after splitting the
 	// work into single pairs.
 	ErrOutOfMemory = errors.New("CUDA device memory exhausted")
+	// ErrLaunchTimeout: the driver stopped a kernel that ran longer than its
+	// watchdog allows (cudaErrorLaunchTimeout: a GPU that also drives a
+	// display). The device's context is lost for the rest of the process;
+	// the error text names the device and the pairs of the launch.
+	ErrLaunchTimeout = errors.New("a CUDA kernel ran longer than the display driver's watchdog allows")
 )
+
+// LaunchTerms bounds the work of one launch of the marginalized kernel's
+// persistent solver, in product-matrix terms of one mat-vec summed over the
+// launch's pairs, Σ (nnz+n)(nnz'+n'): larger Gram blocks are split before
+// they are launched, so that no kernel runs long enough for a display
+// driver's watchdog (about 2 s on Windows, 5 s under X) to stop it. At ~50 CG
+// iterations of ~4 flops per term, 2^27 terms are ~3·10^10 flops, well under
+// a second on any device of compute capability 7.5 or later in float64; the
+// value is a guess to be measured on hardware (cuda/README.md). 0 or less
+// disables the split.
+var LaunchTerms int64 = 1 << 27
 
 // Device describes one CUDA device.
 type Device struct {

@@ -1,6 +1,7 @@
 package pybind
 
 import (
+	"errors"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -130,6 +131,10 @@ func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, o outputs, w
 	}
 	if onCPU(err, warn) {
 		return nil, false, nil
+	}
+	if errors.Is(err, cuda.ErrLaunchTimeout) {
+		cpu, err := deviceLost(p.deviceParams, err, warn)
+		return nil, !cpu, err
 	}
 	return bad, true, err
 }

@@ -277,3 +277,19 @@ func compareDevice(c validationCase, prec cuda.Precision, device int, want []flo
 	}
 	return nil
 }
+
+// deviceLost handles a device whose context a call has lost (a launch
+// stopped by the driver's watchdog, cuda.ErrLaunchTimeout): the device is
+// failed for the rest of the process, as after a failed validation, and the
+// call goes on on the CPU with a warning (device="auto", cpu true) or raises
+// err, which names the device and the pairs (device="cuda").
+func deviceLost(d deviceParams, err error, warn *warnings) (cpu bool, _ error) {
+	validations.Lock()
+	validations.done[validationKey(d.DeviceIndex)] = &validation{State: "failed", Detail: err.Error(), warned: true}
+	validations.Unlock()
+	if d.Device == "cuda" {
+		return false, &pyError{runtimeError, fmt.Errorf("device='cuda': %v; the device cannot be used again in this process: compute on the CPU with device='cpu'", err)}
+	}
+	warn.add("RuntimeWarning", fmt.Sprintf("%v; computing on the CPU, as every call of this process will", err))
+	return true, nil
+}
