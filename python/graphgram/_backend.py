@@ -580,7 +580,9 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     Parameters
     ----------
     kernel : {"marginalized", "shortest_path", "random_walk", "explicit"}
-    mode : {"gram", "diag", "nodal", "gram_grad", "features"}
+    mode : {"gram", "diag", "nodal", "gram_grad", "diag_grad", "features"}
+        "gram_grad" is K(X, X) or K(X, Y) and its gradient, "diag_grad" the
+        diagonal K(x, x) and its gradient (marginalized kernel).
         "features" (explicit-feature kernels) returns the feature map of X in
         CSR form packed into one int64 array of ``shape`` words, a bound Python
         computes (docs/abi.md): nnz, number of columns, then indptr, indices
@@ -592,7 +594,7 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     shape : tuple of int
         Shape of the result.
     n_params : int
-        Number of hyperparameters (``gram_grad`` only): the gradient has shape ``shape + (n_params,)``.
+        Number of hyperparameters (``gram_grad`` and ``diag_grad``): the gradient has shape ``shape + (n_params,)``.
     iterations : bool
         Also return the solver's iteration count per entry (marginalized kernel).
     verbose : bool or None
@@ -609,7 +611,7 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     else:
         out = allocate(shape, what="the %s matrix" % ("nodal similarity" if mode == "nodal" else "kernel"))
     iters = allocate(shape, np.int32, "the iteration counts") if iterations else None
-    grad = allocate(tuple(shape) + (n_params,), what="the gradient") if mode == "gram_grad" else None
+    grad = allocate(tuple(shape) + (n_params,), what="the gradient") if mode in ("gram_grad", "diag_grad") else None
     ctl = np.zeros(3, dtype=np.int64)
     dx = px._descriptor()
     dy = None if py is None else py._descriptor()
