@@ -340,7 +340,7 @@ def as_graph_list(X, name="X"):
     return graphs
 
 
-def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ())):
+def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ()), names=("X", "Y")):
     """Validate and pack the graphs of one call.
 
     Parameters
@@ -354,6 +354,8 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ()))
         those graphs, concatenated.
     discrete : (node attribute names, edge attribute names)
         Attributes that must be discrete labels (strings, integers, or whole floats).
+    names : pair of str
+        How error messages call X and Y.
 
     Returns
     -------
@@ -362,7 +364,7 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ()))
         Attribute name -> (first column, width, "str" or "num", vocabulary) in the
         feature matrices (see ``_feature_matrix``).
     """
-    lists = [("X", X)] + ([] if Y is None else [("Y", Y)])
+    lists = [(names[0], X)] + ([] if Y is None else [(names[1], Y)])
     node_feat, node_layout = _feature_matrix(lists, dict(node_attrs), "node", discrete[0])
     edge_feat, edge_layout = _feature_matrix(lists, dict(edge_attrs), "edge", discrete[1])
     packed = []

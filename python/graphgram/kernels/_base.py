@@ -206,6 +206,12 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
                           ConvergenceWarning if category == "ConvergenceWarning" else RuntimeWarning, stacklevel=4)
         return out, extras
 
+    def _validate(self, X, name):
+        """Check that the graphs X (a list) carry what this kernel reads, in the form it
+        needs, as a call would; errors call them ``name``."""
+        node_attrs, edge_attrs = self._attributes()
+        _backend.pack(X, None, node_attrs, edge_attrs, start=self._start, discrete=self._discrete(), names=(name,))
+
     @staticmethod
     def _shape(mode, X, Y):
         """The shape of mode's result for X (and Y)."""
@@ -257,11 +263,14 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
             return self._symmetric_gram(X)[0]
         return self._cross_gram(X, as_graph_list(Y, "Y"))
 
-    def _cross_gram(self, X, Y):
-        """Return K(X, Y), normalized if asked (validated graph lists)."""
+    def _cross_gram(self, X, Y, raw_diag_x=None):
+        """Return K(X, Y), normalized if asked (validated graph lists); ``raw_diag_x``,
+        X's raw self-similarities when the caller has them, saves computing them again."""
         K = self._compute("gram", X, Y)[0]
         if normalize_exponent(self.normalize):
-            K = cosine_normalize(K, self._raw_diag(X), self._raw_diag(Y), normalize_exponent(self.normalize))
+            if raw_diag_x is None:
+                raw_diag_x = self._raw_diag(X)
+            K = cosine_normalize(K, raw_diag_x, self._raw_diag(Y), normalize_exponent(self.normalize))
         return K
 
     def _gram_gradient(self, X):
