@@ -236,12 +236,15 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         Added to the diagonal of K(Z, Z), relative to its mean diagonal.
     random_state : int, RandomState or None, default=0
         Seed of the choice of inducing graphs ("kmeans++", "random").
-    client : distributed.Client, optional
-        When given, evaluations without gradient (``K(X, Y)``, ``transform``,
-        predictions, the choice of inducing graphs excepted) compute their
-        K(X, Z) block on this Dask cluster through
-        :func:`graphgram.distributed.gram`, identical to the local values;
-        gradient evaluations run locally. Not pickled with the kernel.
+    dask : bool, default=False
+        ``True``: evaluations without gradient (``K(X, Y)``, ``diag``,
+        ``transform``, predictions) compute their K(X, Z) block on the current
+        Dask client (``distributed.get_client()``) through
+        :func:`graphgram.distributed.gram`, with the same values as locally,
+        so that predictions and features for more graphs than one machine
+        computes in time run on a cluster. Gradient evaluations, K(Z, Z) and
+        the choice of inducing graphs run locally. A flag rather than a client
+        object, so that the kernel stays plain data (cloned, pickled).
 
     Attributes
     ----------
@@ -265,14 +268,14 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
     """
 
     def __init__(self, kernel, inducing=100, method="kmeans++", fitc=False, jitter=1e-10, random_state=0,
-                 client=None):
+                 dask=False):
         self.kernel = kernel
         self.inducing = inducing
         self.method = method
         self.fitc = fitc
         self.jitter = jitter
         self.random_state = random_state
-        self.client = client
+        self.dask = dask
 
     # --- parameters ---------------------------------------------------------
     def _check_params(self):
@@ -288,8 +291,9 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
                 raise ValueError("method must be one of %s, got %r" % (", ".join(map(repr, _METHODS)), self.method))
         elif isinstance(m, (bool, numbers.Number, str, bytes)) or not hasattr(m, "__len__"):
             raise TypeError("inducing must be a number of graphs or a list of graphs, got %r" % (m,))
-        if not isinstance(self.fitc, (bool, np.bool_)):
-            raise TypeError("fitc must be True or False, got %r" % (self.fitc,))
+        for name in ("fitc", "dask"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError("%s must be True or False, got %r" % (name, getattr(self, name)))
         j = self.jitter
         if not (isinstance(j, numbers.Real) and not isinstance(j, bool) and np.isfinite(j) and 0 <= j < _MAX_JITTER):
             raise ValueError("jitter must be a number in [0, %g), got %r" % (_MAX_JITTER, j))
@@ -314,11 +318,6 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
     def __repr__(self):
         m = self.inducing if isinstance(self.inducing, numbers.Integral) else "[%d graphs]" % len(self.inducing)
         return "LowRankGraphKernel(%r, inducing=%s, method=%r, fitc=%r)" % (self.kernel, m, self.method, self.fitc)
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["client"] = None  # a connection, not data
-        return state
 
     # --- inducing graphs ------------------------------------------------------
     def _inducing(self, X):
@@ -420,10 +419,10 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         return L
 
     def _block(self, X, Z):
-        """K(X, Z) without gradient, on Dask when a client is given."""
-        if self.client is not None:
+        """K(X, Z) without gradient, on the current Dask client with ``dask=True``."""
+        if self.dask:
             from . import distributed
-            return _naming_inducing(distributed.gram, self.kernel, X, Z, client=self.client)
+            return _naming_inducing(lambda X, Z: distributed.gram(self.kernel, X, Z), X, Z)
         return _naming_inducing(self.kernel._cross_gram, X, Z)
 
     def _features(self, X, Z, L):
