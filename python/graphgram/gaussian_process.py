@@ -259,7 +259,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
     >>> from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
     >>> from graphgram import molecular_kernel, molecules
     >>> from graphgram.gaussian_process import LowRankGraphKernel
-    >>> graphs = molecules.from_smiles(["CCO", "CCN", "CCC", "c1ccccc1", "CC(=O)O", "CCCl"])
+    >>> graphs = [molecules.from_smiles(s) for s in ["CCO", "CCN", "CCC", "c1ccccc1", "CC(=O)O", "CCCl"]]
     >>> y = [0.1, 0.3, -0.2, 1.0, 0.4, 0.0]
     >>> k = LowRankGraphKernel(molecular_kernel(verbose=False), inducing=3)
     >>> gp = GaussianProcessRegressor(ConstantKernel() * k + WhiteKernel(), normalize_y=True).fit(graphs, y)
