@@ -99,7 +99,6 @@ def test_values_and_gradient_match_numpy_formula(graphs, normalize, fitc):
     np.testing.assert_allclose(lr.diag(graphs), np.diag(Q), rtol=rtol, atol=rtol * np.abs(Q).max())
     # Cross matrix: the Nyström block A B K(Z, Y), no FITC term off the diagonal.
     Y = graphs[3:7]
-    n = len(graphs)
     expected = k(graphs, Z) @ np.linalg.solve(Kzz + JITTER * np.mean(np.diag(Kzz)) * np.eye(5), k(Z, Y))
     assert_close(lr(graphs, Y), expected, rtol)
 
