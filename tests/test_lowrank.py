@@ -14,6 +14,8 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import LinearSVC
 
 from graphgram import Graph, LowRankGraphKernel, MarginalizedGraphKernel, ShortestPathKernel, molecular_kernel
 from graphgram.gaussian_process import LBFGS
@@ -143,6 +145,11 @@ def test_transform_features_give_the_kernel(graphs):
     new = graphs[:3]
     assert_close(lr.transform(new) @ Phi.T, lr(new, graphs), 1e-12)
     np.testing.assert_array_equal(lr.fit_transform(graphs), Phi)   # fitted already: same inducing graphs
+    # In a pipeline, for a linear classifier: the kernel's features, chosen on the training graphs.
+    y = np.arange(14) % 2
+    clf = make_pipeline(LowRankGraphKernel(labeled(True), inducing=6, method="random", random_state=3),
+                        LinearSVC()).fit(graphs, y)
+    np.testing.assert_array_equal(clf.predict(graphs), LinearSVC().fit(Phi, y).predict(Phi))
 
 
 def test_selection_methods_are_deterministic_and_distinct(graphs):
@@ -156,6 +163,14 @@ def test_selection_methods_are_deterministic_and_distinct(graphs):
         if method != "random":
             # No graph equal to one chosen is chosen again: K_ZZ stays well conditioned.
             assert len({id(dup[i]) for i in a}) == 8
+
+
+def test_gradient_too_large_for_memory_is_refused_before_computing(monkeypatch, graphs):
+    from graphgram import _backend
+
+    monkeypatch.setattr(_backend, "_available_memory", lambda: 1000)
+    with pytest.raises(MemoryError, match=r"shape \(14, 14\) with 3 gradient columns\) needs"):
+        LowRankGraphKernel(labeled(), inducing=list(graphs[:3]))(graphs, eval_gradient=True)
 
 
 def test_kernel_without_hyperparameters(graphs):

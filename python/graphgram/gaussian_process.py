@@ -21,6 +21,7 @@ from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 from sklearn.utils import check_random_state
 from sklearn.exceptions import NotFittedError
 
+from . import _backend
 from ._backend import as_graph_list
 from .kernels._base import GraphKernelBase, normalize_exponent, normalized_diag
 
@@ -479,17 +480,21 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
 
     def _value_gradient(self, X, Z):
         k = self.kernel
+        n = len(X)
+        # scikit-learn's interface asks for the whole n×n×n_dims gradient: refuse
+        # it before the graph pairs are computed when it cannot fit in memory.
+        _backend.check_memory((n, n), n_params=k.n_dims)
         Kzz, Gzz = k._block_gradient(Z)
         A, GA = _naming_inducing(k._block_gradient, X, Z)
         L = self._factor(Kzz)
         # W = A B = A (K_ZZ + εI)⁻¹, P = A L⁻ᵀ: K̃ = P Pᵀ = W Aᵀ.
         P = scipy.linalg.solve_triangular(L, A.T, lower=True, check_finite=False).T
         W = scipy.linalg.solve_triangular(L.T, P.T, lower=False, check_finite=False).T
-        n, p = len(X), Gzz.shape[2]
+        p = Gzz.shape[2]
         K = self._outer(P, P)
         # One contiguous n×n matrix per hyperparameter (fast products), seen as
         # (n, n, n_dims) as scikit-learn reads it.
-        G = np.empty((p, n, n))
+        G = _backend.allocate((p, n, n), what="the gradient")
         for t in range(p):
             U = GA[:, :, t] - 0.5 * W @ Gzz[:, :, t]
             for a in _rows(n):
