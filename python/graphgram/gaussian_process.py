@@ -203,8 +203,9 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
     - ``"kmeans++"``: D² sampling in the kernel's feature space: the first
       graph uniformly, each next one with probability proportional to its
       squared kernel distance k(x, x) + k(z, z) − 2 k(x, z) to the nearest one
-      chosen (Arthur and Vassilvitskii 2007). Spreads Z over the data; graphs
-      identical to a chosen one are never chosen again.
+      chosen (Arthur and Vassilvitskii 2007). Spreads Z over the data; a graph
+      identical to a chosen one is at distance 0 (to rounding) and in effect
+      never chosen again.
     - ``"pivoted_cholesky"``: greedy pivoted Cholesky on K(X, X): each next
       graph is the one worst approximated by the ones chosen (largest diagonal
       of K − K̃); deterministic (ties: the first). Minimizes the trace error
