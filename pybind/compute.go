@@ -43,8 +43,8 @@ var kernels = map[string]kernelFunc{
 // kernel names the kernel ("marginalized", "shortest_path", "random_walk",
 // "explicit"),
 // mode the result ("gram": K(X, Y), or K(X, X) when descY is 0; "diag": K(x, x)
-// for x in X; "nodal": node-pair similarities; "gram_grad": K(X, X) and its
-// gradient), params its parameters as JSON (docs/abi.md). descX/descY are batch
+// for x in X; "nodal": node-pair similarities; "gram_grad": K(X, X) or K(X, Y)
+// and its gradient; "diag_grad": K(x, x) and its gradient, marginalized kernel only), params its parameters as JSON (docs/abi.md). descX/descY are batch
 // descriptors, out/iters/grad result buffers and ctl the control block, each an
 // address with its length in elements; Go checks every length before writing.
 // The returned warnings are "" or lines "Class: message" (Class a Python
@@ -61,9 +61,9 @@ func Compute(kernel, mode, params string, descX uintptr, descXLen int, descY uin
 	if r.ctl, err = control(ctl, ctlLen); err != nil {
 		return "", err
 	}
-	if mode == "diag" {
+	if mode == "diag" || mode == "diag_grad" {
 		if descY != 0 || descYLen != 0 {
-			return "", inputError("diag takes one list of graphs")
+			return "", inputError("%s takes one list of graphs", mode)
 		}
 	}
 	if r.x, r.y, r.symmetric, err = operands(descX, descXLen, descY, descYLen); err != nil {

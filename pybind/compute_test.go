@@ -355,3 +355,42 @@ func TestDevicesReport(t *testing.T) {
 	}
 	t.Log(js)
 }
+
+// TestDiagGradCompute checks mode "diag_grad" through Compute against the
+// diagonal of "gram_grad" (bit for bit, the gradient columns permuted from
+// Go's order as the JSON asks), and that it refuses a second list of graphs.
+func TestDiagGradCompute(t *testing.T) {
+	const params = `{"node_kernel": {"kind": "kronecker_delta", "h": 0.5, "col": 0, "index": 0},
+	"edge_kernel": {"kind": "constant", "c": 0.8, "index": 1}, "q": 0.1, "q_index": 2, "n_params": 3,
+	"device": "cpu", "cuda_library": ""}`
+	x := testBatch(7)
+	n := len(x.nodePtr) - 1
+	K, G, _, err := gramGrad(t, x, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, dg := make([]float64, n), make([]float64, n*3)
+	call := func(descY uintptr, descYLen int) (string, error) {
+		return Compute("marginalized", "diag_grad", params, uintptr(unsafe.Pointer(&x.desc[0])), len(x.desc), descY, descYLen,
+			uintptr(unsafe.Pointer(&d[0])), len(d), 0, 0, uintptr(unsafe.Pointer(&dg[0])), len(dg), 0, 0)
+	}
+	if _, err := call(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if d[i] != K[i*n+i] {
+			t.Errorf("K[%d][%d] = %v, diag_grad %v", i, i, K[i*n+i], d[i])
+		}
+		for k := 0; k < 3; k++ {
+			if dg[i*3+k] != G[(i*n+i)*3+k] {
+				t.Errorf("∂K[%d][%d]/∂θ%d = %v, diag_grad %v", i, i, k, G[(i*n+i)*3+k], dg[i*3+k])
+			}
+		}
+	}
+	if dg[0] == dg[1] || dg[1] == dg[2] {
+		t.Fatalf("degenerate test: gradient columns %v", dg[:3])
+	}
+	if _, err := call(uintptr(unsafe.Pointer(&x.desc[0])), len(x.desc)); err == nil || !strings.Contains(err.Error(), "one list") {
+		t.Errorf("diag_grad with Y: %v", err)
+	}
+}

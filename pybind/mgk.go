@@ -1,8 +1,8 @@
 package pybind
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -70,7 +70,7 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 			return err
 		}
 	}
-	if mode == "gram_grad" {
+	if mode == "gram_grad" || mode == "diag_grad" {
 		reorder(o.grad, order)
 	}
 	warn.add("ConvergenceWarning", unconvergedMessage(bad, opt))
@@ -105,6 +105,14 @@ func mgkOutputs(mode string, p *mgkParams, opt mgk.Options, r *request, b buffer
 		}
 	case "diag":
 		o.out, err = output[float64](b.out, b.outLen, nx, "out")
+	case "diag_grad":
+		if o.out, err = output[float64](b.out, b.outLen, nx, "out"); err != nil {
+			return o, err
+		}
+		if err = checkIndex(order, p.NParams, mgk.NumParams(opt)); err != nil {
+			return o, err
+		}
+		o.grad, err = output[float64](b.grad, b.gradLen, nx*p.NParams, "grad")
 	case "nodal":
 		o.out, err = output[float64](b.out, b.outLen, nodes(r.x)*nodes(r.y), "out")
 	default:
@@ -128,6 +136,11 @@ func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, o outputs, w
 		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, prec, o.out)
 	case "nodal":
 		bad, err = cuda.MarginalizedNodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out)
+	case "diag_grad":
+		// n self pairs: the CPU's share of a gradient evaluation that is mostly
+		// a gram_grad block (the low-rank GP kernel's normalization).
+		cpuOnly(`mode "diag_grad" of the marginalized kernel`, warn)
+		return nil, false, nil
 	}
 	if onCPU(err, warn) {
 		return nil, false, nil
@@ -149,6 +162,8 @@ func run(mode string, opt mgk.Options, r *request, o outputs) ([]mgk.Unconverged
 		return mgk.GramGrad(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, o.out, o.grad, o.iters)
 	case "diag":
 		return mgk.Diag(X, r.x.starts, opt, o.out)
+	case "diag_grad":
+		return mgk.DiagGrad(X, r.x.starts, opt, o.out, o.grad)
 	}
 	return mgk.Nodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, o.out)
 }

@@ -81,6 +81,35 @@ def interrupt():
     print(json.dumps({"caught_at": t, "small_call_ok": bool(np.isfinite(k(graphs[:4])).all())}), flush=True)
 
 
+def interrupt_gp():
+    """Ctrl-C during GaussianProcessRegressor.fit with the low-rank kernel and LBFGS."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+
+    from graphgram import MarginalizedGraphKernel, _backend, datasets
+    from graphgram.gaussian_process import LBFGS, LowRankGraphKernel
+    from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+    graphs, y = datasets.load_mutag()
+    k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(label=KroneckerDelta(0.5)),
+                                q=0.01, verbose=True)
+    many = distinct_copies(graphs, 20)
+    lr = LowRankGraphKernel(k, inducing=200, method="random")  # no kernel call before the fit's first evaluation
+    gp = GaussianProcessRegressor(ConstantKernel() * lr + WhiteKernel(), optimizer=LBFGS(file=sys.stdout))
+    _backend._PROGRESS_DELAY = 0  # the parent watches the bar to know that Go is computing
+    print("ready", flush=True)
+    t = None
+    try:
+        gp.fit(many, np.tile(y, 20))  # 3,760 × 200 distinct pairs with gradients per evaluation
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        t = time.monotonic()
+    _backend._PROGRESS_DELAY = 2.0
+    # The fit's kernel (a clone of lr) has its inducing graphs: it still computes.
+    small = LowRankGraphKernel(k, inducing=gp.kernel_.k1.k2.inducing_graphs_[:20])(graphs[:4])
+    print(json.dumps({"caught_at": t, "small_call_ok": bool(np.isfinite(small).all())}), flush=True)
+
+
 def distinct_copies(graphs, n):
     """n copies of each graph with slightly different weights, so that the solver
     cannot deduplicate them: a genuinely long computation."""
@@ -111,5 +140,7 @@ if __name__ == "__main__":
         roundtrip(sys.argv[2], sys.argv[3])
     elif cmd == "interrupt":
         interrupt()
+    elif cmd == "interrupt_gp":
+        interrupt_gp()
     elif cmd == "hostile":
         hostile()

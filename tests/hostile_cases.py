@@ -5,8 +5,8 @@ exception and its message against EXPECTED."""
 import networkx as nx
 import numpy as np
 
-from graphgram import (EdgeHistogramKernel, Graph, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel,
-                       WeisfeilerLehmanKernel, _backend)
+from graphgram import (EdgeHistogramKernel, Graph, LowRankGraphKernel, MarginalizedGraphKernel, RandomWalkKernel,
+                       ShortestPathKernel, WeisfeilerLehmanKernel, _backend)
 from graphgram.microkernels import BrownianBridge, Constant, KroneckerDelta, SquareExponential, TensorProduct
 
 NODE = TensorProduct(label=KroneckerDelta(0.5))
@@ -109,6 +109,16 @@ CASES = [
                                                           edge_attrs={"w": [0.5]})])),
     ("WL: label name not a string", lambda: WeisfeilerLehmanKernel(node_label=3)([ok_graph()])),
     ("edge histogram: missing edge label", lambda: EdgeHistogramKernel()([ok_graph()])),
+    ("low-rank: m larger than n", lambda: LowRankGraphKernel(mgk(), inducing=3)([ok_graph(), ok_graph("N")])),
+    ("low-rank: m below 1", lambda: LowRankGraphKernel(mgk(), inducing=0)([ok_graph()])),
+    ("low-rank: inducing graphs lack an attribute",
+     lambda: LowRankGraphKernel(mgk(), inducing=[ok_graph(), Graph(2, [(0, 1)], node_attrs={"x": [1, 2]},
+                                                                   edge_attrs={"b": [1]})])([ok_graph()])),
+    ("low-rank: inducing attribute types differ",
+     lambda: LowRankGraphKernel(mgk(), inducing=[Graph(1, node_attrs={"label": [1]})])([ok_graph()], eval_gradient=True)),
+    ("low-rank: singular K_ZZ", lambda: LowRankGraphKernel(mgk(), inducing=[Graph(0), Graph(0)])([ok_graph()])),
+    ("low-rank: gradient with Y",
+     lambda: LowRankGraphKernel(mgk(), inducing=1)([ok_graph()], [ok_graph()], eval_gradient=True)),
     ("Go: output length wrong", lambda: raw_compute(outn=5)),
     ("Go: descriptor version wrong", lambda: raw_compute(desc_word=(0, 12345))),
     ("Go: descriptor too short", lambda: raw_compute(dxn=10)),
@@ -173,6 +183,14 @@ EXPECTED = {
     "WL: label name not a string": ("TypeError", r"node_label must be the name of an attribute or None, got 3"),
     "edge histogram: missing edge label": ("ValueError", r"X\[0\] has no edge attribute 'label' \(the edge label "
                                                          r"of EdgeHistogramKernel\); it has: b"),
+    "low-rank: m larger than n": ("ValueError", r"inducing=3 graphs to choose from 2: m must be at most the number"),
+    "low-rank: m below 1": ("ValueError", r"inducing must be a positive number of graphs"),
+    "low-rank: inducing graphs lack an attribute":
+        ("ValueError", r"inducing\[1\] has no node attribute 'label' \(needed by the node kernel\)"),
+    "low-rank: inducing attribute types differ": ("TypeError", r"Y\[0\]: node attribute 'label' holds numbers.*"
+                                                              r"\(Y: the inducing graphs\)"),
+    "low-rank: singular K_ZZ": ("LinAlgError", r"K\(Z, Z\) of the inducing graphs has a mean diagonal of 0"),
+    "low-rank: gradient with Y": ("ValueError", r"Gradient can only be evaluated when Y is None"),
     "Go: output length wrong": ("ValueError", r"out has 5 entries, 1 are needed"),
     "Go: descriptor version wrong": ("RuntimeError", r"unknown version"),
     "Go: descriptor too short": ("RuntimeError", r"unknown version"),

@@ -129,16 +129,18 @@ def test_string_labels_mix_across_processes(tmp_path):
 
 
 # The progress bar of the many-pairs call, once it has counted some pairs done.
-_BAR_WITH_PAIRS_DONE = re.compile(r"graphgram marginalized gram: +\d+%.*\b[1-9]\d*/\d+ .*pair/s")
+_BAR_WITH_PAIRS_DONE = re.compile(r"graphgram marginalized gram(\+grad)?: +\d+%.*\b[1-9]\d*/\d+ .*pair/s")
 
 
-def test_progress_bar_then_ctrl_c_within_a_second_and_next_call_works():
+@pytest.mark.parametrize("command", ["interrupt", "interrupt_gp"])
+def test_progress_bar_then_ctrl_c_within_a_second_and_next_call_works(command):
     """A user watches the bar of a long call and presses Ctrl-C: the bar shows the
     pairs Go has done, KeyboardInterrupt arrives within a second, the next call works.
     The call is minutes of distinct pairs on any machine; nothing waits on a clock:
-    the signal is sent once the bar has counted pairs done."""
+    the signal is sent once the bar has counted pairs done. ``interrupt_gp``: the
+    call is an evaluation of a low-rank kernel inside GaussianProcessRegressor.fit."""
     env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    p = subprocess.Popen([sys.executable, str(HERE / "_child.py"), "interrupt"], cwd=HERE, env=env,
+    p = subprocess.Popen([sys.executable, str(HERE / "_child.py"), command], cwd=HERE, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stderr = bytearray()
     bar_seen = threading.Event()

@@ -234,3 +234,19 @@ def test_killed_worker_result_still_exact(client, graphs, tmp_path):
     assert_bit_identical(result, expected)
     client.wait_for_workers(2, timeout=120)
     assert set(client.scheduler_info()["workers"]) != workers_before
+
+
+def test_low_rank_kernel_computes_its_block_on_dask(client, graphs, monkeypatch):
+    from graphgram.gaussian_process import LowRankGraphKernel
+
+    calls = []
+    real = gg_distributed.gram
+    monkeypatch.setattr(gg_distributed, "gram", lambda *a, **kw: calls.append(len(a[1])) or real(*a, **kw))
+    k = _label_kernels(0.5)["marginalized"]
+    local = LowRankGraphKernel(k, inducing=6).fit(graphs)
+    remote = LowRankGraphKernel(k, inducing=local.inducing_graphs_, dask=True)
+    new = graphs[:7]
+    assert_bit_identical(remote.fit(graphs).transform(new), local.transform(new))
+    assert_bit_identical(remote(new, graphs), local(new, graphs))
+    assert_bit_identical(remote.diag(new), local.diag(new))
+    assert calls == [7, 7, 20, 7]                # each K(X, Z) block (X and Y of K(X, Y)) went through Dask

@@ -65,21 +65,7 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 	}
 	ps := largestFirst(xs, ys, symmetric)
 	return runPairs(xs, ys, ps, &o, true, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
-		s.gs.g = grow(s.gs.g, np)
-		g := s.gs.g
-		var res, adj solveResult
-		var k float64
-		if s.sgs {
-			// Primal and adjoint in lockstep, sharing the sweeps.
-			s.gs.grow(len(s.sol))
-			s.ap2 = grow(s.ap2, len(s.sol))
-			rhs2 := s.adjointRHS(s.ap2)
-			res, adj = s.cgSGS2(s.primalRHS(), s.sol, s.tol, rhs2, s.gs.u, s.adjTol, o.MaxIter)
-			k, _ = s.gradient(&s.gs, g, &adj)
-		} else {
-			res = s.solvePrimal()
-			k, adj = s.gradient(&s.gs, g, nil)
-		}
+		k, g, res, adj := s.valueGrad(&o, np)
 		forMembers(xs, ys, p, symmetric, func(i, j int, _ bool) {
 			out[i*m+j] = k
 			copy(grad[(i*m+j)*np:(i*m+j+1)*np], g)
@@ -87,11 +73,73 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 				iters[i*m+j] = int32(res.iters + adj.iters)
 			}
 		})
-		res.iters += adj.iters
-		res.converged = res.converged && adj.converged
-		res.residual = max(res.residual, adj.residual)
-		return res, nil
+		return merged(res, adj), nil
 	}, memberPairs(xs, ys, symmetric))
+}
+
+// DiagGrad writes K(X[i], X[i]) to out[i] and its gradient with respect to the
+// raw hyperparameters to grad[i*NumParams(opt):(i+1)*NumParams(opt)]: the
+// diagonal of GramGrad(X, X) (same solves, same values), solving the self
+// pairs only. Normalized kernels need it for the gradient of a rectangular
+// block K(X, Y), whose normalization reads both diagonals.
+func DiagGrad(X []*graph.Graph, startX [][]float64, opt Options, out, grad []float64) ([]Unconverged, error) {
+	o, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if err := validate("X", X, startX, &o); err != nil {
+		return nil, err
+	}
+	np := NumParams(o)
+	switch {
+	case len(out) != len(X):
+		return nil, fmt.Errorf("mgk: out has %d entries for %d graphs", len(out), len(X))
+	case len(grad) != len(X)*np:
+		return nil, fmt.Errorf("mgk: grad has %d entries for %d graphs with %d parameters", len(grad), len(X), np)
+	}
+	xs, _, err := prepareSides(X, nil, startX, nil, &o)
+	if err != nil {
+		return nil, err
+	}
+	ps := selfPairs(xs)
+	return runPairs(xs, xs, ps, &o, true, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+		k, g, res, adj := s.valueGrad(&o, np)
+		for _, i := range xs.members[p.I] {
+			out[i] = k
+			copy(grad[i*np:(i+1)*np], g)
+		}
+		return merged(res, adj), nil
+	}, selfMembers(xs))
+}
+
+// valueGrad solves the pair s is set up for, primal and adjoint, and returns
+// K, its gradient (s's scratch, valid until the next solve) and both solves' results.
+func (s *pairSolver) valueGrad(o *Options, np int) (float64, []float64, solveResult, solveResult) {
+	s.gs.g = grow(s.gs.g, np)
+	g := s.gs.g
+	var res, adj solveResult
+	var k float64
+	if s.sgs {
+		// Primal and adjoint in lockstep, sharing the sweeps.
+		s.gs.grow(len(s.sol))
+		s.ap2 = grow(s.ap2, len(s.sol))
+		rhs2 := s.adjointRHS(s.ap2)
+		res, adj = s.cgSGS2(s.primalRHS(), s.sol, s.tol, rhs2, s.gs.u, s.adjTol, o.MaxIter)
+		k, _ = s.gradient(&s.gs, g, &adj)
+	} else {
+		res = s.solvePrimal()
+		k, adj = s.gradient(&s.gs, g, nil)
+	}
+	return k, g, res, adj
+}
+
+// merged is the report of an entry computed by two solves: unconverged when
+// either is, with the larger residual and the iterations of both.
+func merged(res, adj solveResult) solveResult {
+	res.iters += adj.iters
+	res.converged = res.converged && adj.converged
+	res.residual = max(res.residual, adj.residual)
+	return res
 }
 
 // grow sizes gs's vectors for n product nodes.

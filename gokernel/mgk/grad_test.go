@@ -183,3 +183,42 @@ func TestGramGradArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagGrad checks DiagGrad against the diagonal of GramGrad: the same
+// solves, so the same values bit for bit, graphs repeated in X included; and
+// its buffer checks.
+func TestDiagGrad(t *testing.T) {
+	gs := testGraphs(t)
+	gs = append(gs, gs[0], gs[3]) // duplicates share one solve
+	opt := Options{NodeKernel: labeledNodeKernel(), EdgeKernel: labeledEdgeKernel(false), Q: 0.05}
+	if _, _, err := Check(gs, nil, nil, nil, true, opt); err != nil {
+		opt = constOpt(0.1) // graphs without the labels the labeled kernels read
+	}
+	n, np := len(gs), NumParams(opt)
+	K := make([]float64, n*n)
+	G := make([]float64, n*n*np)
+	if _, err := GramGrad(gs, nil, nil, nil, true, opt, K, G, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := make([]float64, n)
+	dg := make([]float64, n*np)
+	if _, err := DiagGrad(gs, nil, opt, d, dg); err != nil {
+		t.Fatal(err)
+	}
+	for i := range gs {
+		if d[i] != K[i*n+i] {
+			t.Errorf("K[%d][%d] = %v, DiagGrad %v", i, i, K[i*n+i], d[i])
+		}
+		for k := 0; k < np; k++ {
+			if got, want := dg[i*np+k], G[(i*n+i)*np+k]; got != want {
+				t.Errorf("∂K[%d][%d]/∂θ%d = %v, DiagGrad %v", i, i, k, want, got)
+			}
+		}
+	}
+	if _, err := DiagGrad(gs, nil, opt, d, dg[1:]); err == nil {
+		t.Error("short grad accepted")
+	}
+	if _, err := DiagGrad(gs, nil, opt, d[1:], dg); err == nil {
+		t.Error("short out accepted")
+	}
+}

@@ -554,23 +554,33 @@ func Diag(X []*graph.Graph, startX [][]float64, opt Options, out []float64) ([]U
 	if err != nil {
 		return nil, err
 	}
-	ps := make([]schedule.Pair, len(xs.sides))
-	for i := range ps {
-		ps[i] = schedule.Pair{I: i, J: i}
-	}
-	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs.sides[p.I], &xs.sides[p.J]) })
-	return runPairs(xs, xs, ps, &o, false, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+	return runPairs(xs, xs, selfPairs(xs), &o, false, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		res := s.solvePrimal()
 		k := s.value()
 		for _, i := range xs.members[p.I] {
 			out[i] = k
 		}
 		return res, nil
-	}, func(p schedule.Pair, f func(i, j int)) {
+	}, selfMembers(xs))
+}
+
+// selfPairs are the pairs (i, i) of xs's distinct graphs, largest first.
+func selfPairs(xs sideSet) []schedule.Pair {
+	ps := make([]schedule.Pair, len(xs.sides))
+	for i := range ps {
+		ps[i] = schedule.Pair{I: i, J: i}
+	}
+	schedule.LargestFirst(ps, func(p schedule.Pair) float64 { return cost(&xs.sides[p.I], &xs.sides[p.J]) })
+	return ps
+}
+
+// selfMembers maps a self pair to the input graphs it stands for (as memberPairs).
+func selfMembers(xs sideSet) func(p schedule.Pair, f func(i, j int)) {
+	return func(p schedule.Pair, f func(i, j int)) {
 		for _, i := range xs.members[p.I] {
 			f(i, i)
 		}
-	})
+	}
 }
 
 // nodalTolFactor tightens Nodal's solves: a single node-pair value is more

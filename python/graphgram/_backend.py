@@ -344,7 +344,7 @@ def as_graph_list(X, name="X"):
     return graphs
 
 
-def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ())):
+def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ()), names=("X", "Y")):
     """Validate and pack the graphs of one call.
 
     Parameters
@@ -358,6 +358,8 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ()))
         those graphs, concatenated.
     discrete : (node attribute names, edge attribute names)
         Attributes that must be discrete labels (strings, integers, or whole floats).
+    names : pair of str
+        How error messages call X and Y.
 
     Returns
     -------
@@ -366,7 +368,7 @@ def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ()))
         Attribute name -> (first column, width, "str" or "num", vocabulary) in the
         feature matrices (see ``_feature_matrix``).
     """
-    lists = [("X", X)] + ([] if Y is None else [("Y", Y)])
+    lists = [(names[0], X)] + ([] if Y is None else [(names[1], Y)])
     node_feat, node_layout = _feature_matrix(lists, dict(node_attrs), "node", discrete[0])
     edge_feat, edge_layout = _feature_matrix(lists, dict(edge_attrs), "edge", discrete[1])
     packed = []
@@ -584,7 +586,9 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     Parameters
     ----------
     kernel : {"marginalized", "shortest_path", "random_walk", "explicit"}
-    mode : {"gram", "diag", "nodal", "gram_grad", "features"}
+    mode : {"gram", "diag", "nodal", "gram_grad", "diag_grad", "features"}
+        "gram_grad" is K(X, X) or K(X, Y) and its gradient, "diag_grad" the
+        diagonal K(x, x) and its gradient (marginalized kernel).
         "features" (explicit-feature kernels) returns the feature map of X in
         CSR form packed into one int64 array of ``shape`` words, a bound Python
         computes (docs/abi.md): nnz, number of columns, then indptr, indices
@@ -596,7 +600,7 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     shape : tuple of int
         Shape of the result.
     n_params : int
-        Number of hyperparameters (``gram_grad`` only): the gradient has shape ``shape + (n_params,)``.
+        Number of hyperparameters (``gram_grad`` and ``diag_grad``): the gradient has shape ``shape + (n_params,)``.
     iterations : bool
         Also return the solver's iteration count per entry (marginalized kernel).
     verbose : bool or None
@@ -613,7 +617,7 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     else:
         out = allocate(shape, what="the %s matrix" % ("nodal similarity" if mode == "nodal" else "kernel"))
     iters = allocate(shape, np.int32, "the iteration counts") if iterations else None
-    grad = allocate(tuple(shape) + (n_params,), what="the gradient") if mode == "gram_grad" else None
+    grad = allocate(tuple(shape) + (n_params,), what="the gradient") if mode in ("gram_grad", "diag_grad") else None
     ctl = np.zeros(3, dtype=np.int64)
     dx = px._descriptor()
     dy = None if py is None else py._descriptor()

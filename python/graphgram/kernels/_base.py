@@ -13,7 +13,8 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _backend
 from .._backend import as_graph_list
 
-__all__ = ["GraphKernelBase", "as_graph_list", "cosine_normalize", "normalize_exponent", "normalize_symmetric"]
+__all__ = ["GraphKernelBase", "as_graph_list", "cosine_normalize", "normalize_exponent", "normalize_symmetric",
+           "normalized_diag"]
 
 
 def normalize_exponent(normalize):
@@ -41,6 +42,16 @@ def cosine_normalize(K, diag_x, diag_y, s=1.0):
     for a in range(0, K.shape[0], step):
         K[a:a + step] *= np.outer(scale_x[a:a + step], scale_y)
     return K
+
+
+def normalized_diag(d, s=1.0):
+    """The self-similarities of the kernel normalized with exponent s, from the raw ones d:
+    d^(1 − s), exactly 1 for the cosine, 0 where d is 0."""
+    if s == 1:
+        return np.where(d > 0, 1.0, 0.0)
+    if s:
+        return np.where(d > 0, d ** (1 - s), 0.0)
+    return d
 
 
 def normalize_symmetric(K, d, s=1.0):
@@ -195,11 +206,17 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
                           ConvergenceWarning if category == "ConvergenceWarning" else RuntimeWarning, stacklevel=4)
         return out, extras
 
+    def _validate(self, X, name):
+        """Check that the graphs X (a list) carry what this kernel reads, in the form it
+        needs, as a call would; errors call them ``name``."""
+        node_attrs, edge_attrs = self._attributes()
+        _backend.pack(X, None, node_attrs, edge_attrs, start=self._start, discrete=self._discrete(), names=(name,))
+
     @staticmethod
     def _shape(mode, X, Y):
         """The shape of mode's result for X (and Y)."""
         nx = len(X)
-        if mode == "diag":
+        if mode in ("diag", "diag_grad"):
             return (nx,)
         if mode == "nodal":
             return (sum(g.n_nodes for g in X), sum(g.n_nodes for g in (X if Y is None else Y)))
@@ -244,16 +261,40 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
             return self._gram_gradient(X)
         if Y is None:
             return self._symmetric_gram(X)[0]
-        Y = as_graph_list(Y, "Y")
+        return self._cross_gram(X, as_graph_list(Y, "Y"))
+
+    def _cross_gram(self, X, Y, raw_diag_x=None):
+        """Return K(X, Y), normalized if asked (validated graph lists); ``raw_diag_x``,
+        X's raw self-similarities when the caller has them, saves computing them again."""
         K = self._compute("gram", X, Y)[0]
         if normalize_exponent(self.normalize):
-            K = cosine_normalize(K, self._raw_diag(X), self._raw_diag(Y), normalize_exponent(self.normalize))
+            if raw_diag_x is None:
+                raw_diag_x = self._raw_diag(X)
+            K = cosine_normalize(K, raw_diag_x, self._raw_diag(Y), normalize_exponent(self.normalize))
         return K
 
     def _gram_gradient(self, X):
-        """K(X, X) and its gradient in log space; kernels without hyperparameters have none."""
-        K = self._symmetric_gram(X)[0]
+        """K(X, X) and its gradient in log space (``__call__`` with eval_gradient)."""
+        return self._block_gradient(X)
+
+    def _block_gradient(self, X, Y=None):
+        """Return K(X, Y) (K(X, X) without Y), normalized if asked, and its gradient with
+        respect to ``theta``, shape ``K.shape + (n_dims,)``.
+
+        Private: X and Y are validated graph lists, the parameters checked by the
+        caller. Unlike ``__call__`` it takes a rectangular block, which the
+        low-rank Gaussian-process kernel needs (K(X, Z) with the inducing graphs).
+        Kernels without hyperparameters have an empty gradient; those with some
+        override it.
+        """
+        K = self._symmetric_gram(X)[0] if Y is None else self._cross_gram(X, Y)
         return K, np.empty(K.shape + (0,))
+
+    def _diag_gradient(self, X):
+        """Return the self-similarities K(x, x) (as :meth:`diag`) and their gradient with
+        respect to ``theta``, shape (len(X), n_dims); private as :meth:`_block_gradient`."""
+        d = normalized_diag(self._raw_diag(X), normalize_exponent(self.normalize))
+        return d, np.empty((len(X), 0))
 
     def diag(self, X):
         """Return the self-similarities K(x, x) for each graph in X (ones when normalized
@@ -268,13 +309,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         d : ndarray of shape (len(X),), float64
         """
         self._check_params()
-        d = self._raw_diag(as_graph_list(X, "X"))
-        s = normalize_exponent(self.normalize)
-        if s == 1:
-            return np.where(d > 0, 1.0, 0.0)
-        if s:
-            return np.where(d > 0, d ** (1 - s), 0.0)
-        return d
+        return normalized_diag(self._raw_diag(as_graph_list(X, "X")), normalize_exponent(self.normalize))
 
     # --- scikit-learn Gaussian-process kernel --------------------------------
     @property

@@ -7,7 +7,8 @@ from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter
 
 from ..microkernels import Constant, MicroKernel
-from ._base import GraphKernelBase, document_execution, as_graph_list, cosine_normalize, normalize_exponent
+from ._base import (GraphKernelBase, document_execution, as_graph_list, cosine_normalize, normalize_exponent,
+                    normalized_diag)
 
 __all__ = ["MarginalizedGraphKernel"]
 
@@ -259,32 +260,66 @@ class MarginalizedGraphKernel(GraphKernelBase):
         """Node-pair self-similarities: the diagonal of each graph's own nodal block."""
         return np.concatenate([np.diag(self._compute("nodal", [g])[0]) for g in X])
 
-    def _gram_gradient(self, X):
-        """Return K(X, X) and ∂K/∂log θ for the non-fixed hyperparameters, shape (N, N, n_dims).
+    def _log_gradient(self, G):
+        """The Go core's gradient (raw hyperparameters, every one, last axis) moved to
+        ``theta``: the free ones only, by the chain rule ∂/∂log θ = θ ∂/∂θ."""
+        raw = self._raw_values()
+        mask = self._free_mask()
+        return G[..., mask] * raw[mask]
+
+    def _raw_diag_gradient(self, X):
+        """The raw self-similarities K(x, x) and their gradient in log space, (len(X), n_dims)."""
+        d, extras = self._compute("diag_grad", X, n_params=self._raw_values().size)
+        return d, self._log_gradient(extras["gradient"])
+
+    def _block_gradient(self, X, Y=None):
+        """Return K(X, Y) (K(X, X) without Y), normalized if asked, and ∂K/∂log θ for the
+        non-fixed hyperparameters, shape ``K.shape + (n_dims,)``.
 
         The Go core differentiates each solve by the adjoint method (one extra
         solve per pair) with respect to the raw hyperparameters, writing each
-        into the column ``hyperparameters`` gives it; the chain rule
-        ∂/∂log θ = θ ∂/∂θ moves the result to scikit-learn's log space.
+        into the column ``hyperparameters`` gives it; :meth:`_log_gradient`
+        moves the result to scikit-learn's log space. Normalizing needs the
+        diagonals' gradients too: the block's own diagonal for K(X, X), one
+        "diag_grad" call per side (the self pairs only) for K(X, Y).
         """
-        raw = self._raw_values()
-        K, extras = self._compute("gram_grad", X, n_params=raw.size)
-        G = extras["gradient"]
-        mask = self._free_mask()
-        G = G[:, :, mask] * raw[mask]
+        K, extras = self._compute("gram_grad", X, Y, n_params=self._raw_values().size)
+        G = self._log_gradient(extras["gradient"])
         e = normalize_exponent(self.normalize)
         if e:
-            # Kn_ij = K_ij / (d_i d_j)^(e/2) with d the diagonal, so
-            # ∂Kn_ij = ∂K_ij / (d_i d_j)^(e/2) − e Kn_ij (∂d_i / d_i + ∂d_j / d_j) / 2.
-            d = np.diag(K).copy()
-            s = np.divide(1.0, np.sqrt(d) ** e, out=np.zeros_like(d), where=d > 0)
-            inv = np.divide(1.0, d, out=np.zeros_like(d), where=d > 0)
-            r = np.einsum("iik->ik", G) * inv[:, None]
-            K = cosine_normalize(K, d, d, e)
-            G = G * (s[:, None] * s[None, :])[:, :, None] - 0.5 * e * K[:, :, None] * (r[:, None, :] + r[None, :, :])
-            if e == 1:
-                np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
+            if Y is None:
+                dx = dy = np.diag(K).copy()
+                gx = gy = np.einsum("iik->ik", G)
+            else:
+                dx, gx = self._raw_diag_gradient(X)
+                dy, gy = self._raw_diag_gradient(Y)
+            # Kn_ij = K_ij / (dx_i dy_j)^(e/2), so
+            # ∂Kn_ij = ∂K_ij / (dx_i dy_j)^(e/2) − e Kn_ij (∂dx_i / dx_i + ∂dy_j / dy_j) / 2.
+            def scale(d):
+                return np.divide(1.0, np.sqrt(d) ** e, out=np.zeros_like(d), where=d > 0)
+
+            def relative(d, g):
+                return g * np.divide(1.0, d, out=np.zeros_like(d), where=d > 0)[:, None]
+
+            rx, ry = relative(dx, gx), relative(dy, gy)
+            K = cosine_normalize(K, dx, dy, e)
+            G = (G * (scale(dx)[:, None] * scale(dy)[None, :])[:, :, None]
+                 - 0.5 * e * K[:, :, None] * (rx[:, None, :] + ry[None, :, :]))
+            if e == 1 and Y is None:
+                np.fill_diagonal(K, np.where(dx > 0, 1.0, 0.0))
         return K, np.ascontiguousarray(G)
+
+    def _diag_gradient(self, X):
+        """Return the self-similarities (as :meth:`diag`) and their gradient in log space.
+
+        With exponent e the normalized self-similarity is d^(1 − e), whose
+        gradient is (1 − e) d^(−e) ∂d (0 for the cosine, where it is 1).
+        """
+        d, g = self._raw_diag_gradient(X)
+        e = normalize_exponent(self.normalize)
+        if e:
+            g = g * ((1 - e) * np.divide(1.0, d ** e, out=np.zeros_like(d), where=d > 0))[:, None]
+        return normalized_diag(d, e), g
 
     def __call__(self, X, Y=None, eval_gradient=False, nodal=False):
         """Return the Gram matrix, or node-pair similarities with ``nodal=True``.

@@ -1,0 +1,143 @@
+"""Low-rank Gaussian processes on QM7: accuracy and time against m, beside the exact GP.
+
+On QM7 (7,165 molecules, atomization energies in kcal/mol, SMILES from
+$GRAPHGRAM_DATASETS/QM7/qm7.csv), one seeded random 80/20 split, targets
+standardized by the GP (``normalize_y``):
+
+- ``lowrank``: ``ConstantKernel() * LowRankGraphKernel(molecular_kernel(), inducing=m)
+  + WhiteKernel()`` for each m of ``--m``, hyperparameters (the graph kernel's q
+  and h's, the signal and noise levels) optimized by L-BFGS-B on all training
+  molecules; each evaluation computes n·m + m²/2 graph pairs with gradients;
+- ``exact``: the same with the exact ``molecular_kernel()``, trained on a random
+  subset of the training part of each size of ``--exact-n`` (the same test set):
+  each evaluation computes n²/2 pairs;
+- ``refit`` (with ``--refit``): each exact GP's tuned kernel refitted without
+  optimization on all training molecules (one n²/2 Gram matrix, no gradient):
+  "tune on a subset, refit on all";
+- ``tanimoto``: an exact GP with the Tanimoto kernel on RDKit Morgan fingerprints
+  (radius 2, 2048 bits) on all training molecules, as in bench_molecules.py.
+
+Rows (JSON, one per line, also written to ``--out``) hold the fit time, the
+number of evaluations and the mean time per evaluation, the test MAE and RMSE,
+the final log marginal likelihood and the fitted kernel. A progress line per
+evaluation goes to stderr (``LBFGS(verbose=True)``).
+
+The full run (the targets of issue #21: all 7,165 molecules within 30 min per
+low-rank fit on 2 cores) takes hours; a smoke run takes a minute or two:
+
+    nice .venv/bin/python benchmarks/bench_lowrank.py --n 1000 --m 100 --exact-n 400 --maxiter 3
+    nice .venv/bin/python benchmarks/bench_lowrank.py --m 100 200 500 1000 2000 --exact-n 1000 2000 3000 --refit
+"""
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "python"))
+sys.path.insert(0, str(HERE))
+
+from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: E402
+from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel  # noqa: E402
+
+from _common import machine  # noqa: E402
+from bench_molecules import Tanimoto, fingerprints, load, rmse  # noqa: E402
+from graphgram import molecular_kernel  # noqa: E402
+from graphgram.gaussian_process import LBFGS, LowRankGraphKernel  # noqa: E402
+from graphgram.molecules import from_smiles  # noqa: E402
+
+
+def gp_model(kernel, maxiter, verbose):
+    # Standardized targets: one set of signal and noise bounds suits the data.
+    k = ConstantKernel(1.0, (1e-3, 1e3)) * kernel + WhiteKernel(0.1, (1e-6, 10.0))
+    return GaussianProcessRegressor(k, optimizer=LBFGS(max_iter=maxiter, verbose=verbose), normalize_y=True,
+                                    random_state=0)
+
+
+def fit_and_score(name, gp, Xtr, ytr, Xte, yte, **extra):
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # L-BFGS-B stopped at maxiter
+        gp.fit(Xtr, ytr)
+    fit_s = time.perf_counter() - t
+    t = time.perf_counter()
+    pred = gp.predict(Xte)
+    opt = gp.optimizer
+    row = dict(model=name, n_train=len(ytr), n_test=len(yte), fit_s=round(fit_s, 2),
+               predict_s=round(time.perf_counter() - t, 2), evaluations=opt.n_evaluations_,
+               s_per_evaluation=round(float(np.mean([h[1] for h in opt.history_])), 3),
+               test_mae=float(np.mean(np.abs(pred - yte))), test_rmse=rmse(pred, yte),
+               lml=float(gp.log_marginal_likelihood_value_), kernel=repr(gp.kernel_), **extra)
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=0, help="molecules of QM7 used (0 = all 7,165)")
+    ap.add_argument("--m", type=int, nargs="*", default=[100, 200, 500, 1000, 2000], help="inducing graphs")
+    ap.add_argument("--method", default="kmeans++", choices=["kmeans++", "pivoted_cholesky", "random"])
+    ap.add_argument("--fitc", action="store_true", help="the FITC diagonal correction")
+    ap.add_argument("--exact-n", type=int, nargs="*", default=[1000], help="training sizes of the exact GP")
+    ap.add_argument("--maxiter", type=int, default=15, help="L-BFGS-B iterations of each fit")
+    ap.add_argument("--refit", action="store_true", help="refit each exact GP's tuned kernel on all training molecules")
+    ap.add_argument("--no-tanimoto", action="store_true")
+    ap.add_argument("--jobs", type=int, default=None, help="n_jobs of the graph kernel")
+    ap.add_argument("--quiet", action="store_true", help="no line per evaluation")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=str(HERE / "results" / "lowrank.json"))
+    args = ap.parse_args()
+
+    smiles, y, total = load("QM7", args.n, args.seed)
+    graphs = [from_smiles(s) for s in smiles]
+    perm = np.random.default_rng(1000).permutation(len(y))
+    cut = int(round(0.8 * len(y)))
+    tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
+    Xtr, Xte = [graphs[i] for i in tr], [graphs[i] for i in te]
+    head = {"set": "QM7", "n": len(y), "of": total, "machine": machine(), "seed": args.seed}
+    print(json.dumps(head), flush=True)
+    rows = [head]
+
+    def kernel():
+        return molecular_kernel(verbose=False, n_jobs=args.jobs)
+
+    verbose = not args.quiet
+    for m in args.m:
+        if m > len(tr):
+            continue
+        lr = LowRankGraphKernel(kernel(), inducing=m, method=args.method, fitc=args.fitc, random_state=args.seed)
+        rows.append(fit_and_score("lowrank", gp_model(lr, args.maxiter, verbose), Xtr, y[tr], Xte, y[te],
+                                  m=m, method=args.method, fitc=args.fitc))
+    rng = np.random.default_rng(args.seed)
+    for n in args.exact_n:
+        if n > len(tr):
+            continue
+        sub = np.sort(rng.choice(len(tr), size=n, replace=False))
+        gp = gp_model(kernel(), args.maxiter, verbose)
+        rows.append(fit_and_score("exact", gp, [Xtr[i] for i in sub], y[tr][sub], Xte, y[te]))
+        if args.refit:
+            t = time.perf_counter()
+            final = GaussianProcessRegressor(gp.kernel_, optimizer=None, normalize_y=True).fit(Xtr, y[tr])
+            fit_s = time.perf_counter() - t
+            pred = final.predict(Xte)
+            rows.append(dict(model="refit", tuned_on=n, n_train=len(tr), n_test=len(te), fit_s=round(fit_s, 2),
+                             test_mae=float(np.mean(np.abs(pred - y[te]))), test_rmse=rmse(pred, y[te]),
+                             lml=float(final.log_marginal_likelihood_value_)))
+            print(json.dumps(rows[-1]), flush=True)
+    if not args.no_tanimoto:
+        fps = fingerprints(smiles)
+        rows.append(fit_and_score("tanimoto", gp_model(Tanimoto(), args.maxiter, verbose), fps[tr], y[tr], fps[te],
+                                  y[te]))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()
