@@ -18,7 +18,13 @@ labels where the set has them, else Constant(1)), ``NAME=N`` an evenly spread
 subset of N graphs; PROTEIN3D: three protein-like 3D clouds of 250 atoms
 (_mgk_protein.py, element δ(0.5), SquareExponential(1 Å) on bond length); GP=N:
 one kernel + gradient evaluation of ConstantKernel() * GraphKernel(
-molecular_kernel()) + WhiteKernel() on N ESOL molecules (from SMILES, rdkit).
+molecular_kernel()) + WhiteKernel() on N ESOL molecules (from SMILES, rdkit);
+SET:K=N and SET:KG=N: molecular_kernel() on N molecules of SET (ESOL, QM7, or
+DRUG: the ESOL molecules of 20 heavy atoms or more), K alone or K with its
+gradient (the summary then prints the ratio K+gradient / K of each build):
+
+    python3 benchmarks/bench_solver.py --old /tmp/old/python --rounds 3 \
+        --sets ESOL:K=1000 ESOL:KG=1000 QM7:K=2000 QM7:KG=2000 DRUG:K=0 DRUG:KG=0 MUTAG
 """
 
 import argparse
@@ -36,16 +42,30 @@ NEW = os.path.join(os.path.dirname(HERE), "python")
 DATA = str(require())
 
 
+# Molecule sets of the K / KG tasks: file, SMILES column, target column, and
+# the fewest heavy atoms a molecule must have (DRUG: the drug-size part of ESOL).
+MOLECULES = {"ESOL": ("ESOL/delaney-processed.csv", "measured log solubility in mols per litre", 0),
+             "DRUG": ("ESOL/delaney-processed.csv", "measured log solubility in mols per litre", 20),
+             "QM7": ("QM7/qm7.csv", "target", 0)}
+
+
 def esol(n):
+    return molecule_set("ESOL", n)
+
+
+def molecule_set(name, n):
+    """n molecules of a MOLECULES set (all when n is 0 or larger), evenly spread, and their targets."""
     import csv
     import numpy as np
     from graphgram import molecules
-    with open(os.path.join(DATA, "ESOL", "delaney-processed.csv")) as f:
+    path, target, min_atoms = MOLECULES[name]
+    with open(os.path.join(DATA, path)) as f:
         rows = list(csv.DictReader(f))
-    idx = np.linspace(0, len(rows) - 1, min(n, len(rows))).astype(int)
-    X = [molecules.from_smiles(rows[i]["smiles"].strip()) for i in idx]
-    y = np.array([float(rows[i]["measured log solubility in mols per litre"]) for i in idx])
-    return X, y
+    graphs = [(molecules.from_smiles(r["smiles"].strip()), float(r[target])) for r in rows]
+    graphs = [g for g in graphs if g[0].n_nodes >= min_atoms]
+    n = min(n or len(graphs), len(graphs))
+    idx = np.linspace(0, len(graphs) - 1, n).astype(int)
+    return [graphs[i][0] for i in idx], np.array([graphs[i][1] for i in idx])
 
 
 def gp_kernel():
@@ -61,7 +81,21 @@ def worker(task, n, jobs, out):
     from graphgram import datasets, Graph
     from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
     res = {}
-    if task == "GP":
+    mol, _, kind = task.partition(":")
+    if kind in ("K", "KG"):
+        # molecular_kernel() alone: K, or K and its gradient (eval_gradient).
+        X, _ = molecule_set(mol, n)
+        k = graphgram.molecular_kernel(n_jobs=jobs, verbose=False)
+        t = time.perf_counter()
+        if kind == "K":
+            K = k(X)
+        else:
+            K, G = k(X, eval_gradient=True)
+            np.save(out + ".G.npy", G)
+        res["time"] = time.perf_counter() - t
+        res["pairs"] = len(X) * (len(X) + 1) // 2
+        np.save(out + ".K.npy", K)
+    elif task == "GP":
         X, _ = esol(n)
         k = gp_kernel()
         t = time.perf_counter()
@@ -160,7 +194,7 @@ def main():
         err = float(np.max(np.abs(Kn - Ko) / np.maximum(np.abs(Ko), 1e-300)))
         row = {"set": spec, "old_s": best["old"], "new_s": best["new"], "speedup": best["old"] / best["new"],
                "max_rel_err_K": err}
-        if task == "GP":
+        if task == "GP" or task.endswith(":KG"):
             Go = np.load(os.path.join(tmp, task + "_old.G.npy"))
             Gn = np.load(os.path.join(tmp, task + "_new.G.npy"))
             row["max_abs_err_grad"] = float(np.max(np.abs(Gn - Go)))
@@ -178,6 +212,12 @@ def main():
             print("%-16s %10.3f %10.3f %7.2fx %12.2g" % (r["set"], r["old_s"], r["new_s"], r["speedup"], r["max_rel_err_K"]))
         else:
             print("%s: %.1f s, %d evaluations, %.2f s per evaluation" % (r["set"], r["time"], r["evaluations"], r["eval_time"] / max(r["evaluations"], 1)))
+    # K + gradient against K alone, per build, where both were run on the same set.
+    times = {r["set"]: r for r in rows if "old_s" in r}
+    for spec, r in times.items():
+        if ":KG=" in spec and spec.replace(":KG=", ":K=") in times:
+            k = times[spec.replace(":KG=", ":K=")]
+            print("%-16s K+gradient / K: old %.2fx, new %.2fx" % (spec, r["old_s"] / k["old_s"], r["new_s"] / k["new_s"]))
 
 
 if __name__ == "__main__":
