@@ -11,6 +11,7 @@ evaluation. docs/gaussian_processes.md says when to use which.
 import numbers
 import sys
 import time
+import types
 import warnings
 
 import numpy as np
@@ -479,33 +480,57 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
     def _kernel_diag(self, X):
         return self.kernel.diag(X)
 
-    def _value_gradient(self, X, Z):
+    def _terms(self, X, Z, eval_gradient=False):
+        """The pieces K̃(X, X) is built from (validated X, inducing graphs Z), one owner for
+        this kernel and :class:`LowRankGaussianProcessRegressor`: a namespace with
+
+        - ``L``: the Cholesky factor of K_ZZ + εI (m×m), ``P`` = A L⁻ᵀ (n×m, P Pᵀ the
+          Nyström kernel);
+        - with ``eval_gradient``: ``W`` = A B (n×m), ``GA`` = ∂A (n×m×n_dims) and
+          ``Gzz`` = ∂K_ZZ (m×m×n_dims), so that ∂(P Pᵀ) = U Wᵀ + W Uᵀ with
+          U = ∂A − ½ W ∂K_ZZ; otherwise None (and A computed on Dask with ``dask=True``);
+        - with ``fitc``: ``kd`` = k(x, x) and, with ``eval_gradient``, ``gkd`` = ∂k(x, x)
+          (n×n_dims); otherwise None.
+        """
         k = self.kernel
-        n = len(X)
-        # scikit-learn's interface asks for the whole n×n×n_dims gradient: refuse
-        # it before the graph pairs are computed when it cannot fit in memory.
-        _backend.check_memory((n, n), n_params=k.n_dims)
-        Kzz, Gzz = k._block_gradient(Z)
-        A, GA = _naming_inducing(k._block_gradient, X, Z)
+        if eval_gradient:
+            Kzz, Gzz = k._block_gradient(Z)
+            A, GA = _naming_inducing(k._block_gradient, X, Z)
+        else:
+            Kzz, Gzz = k._symmetric_gram(Z)[0], None
+            A, GA = self._block(X, Z), None
         L = self._factor(Kzz)
         # W = A B = A (K_ZZ + εI)⁻¹, P = A L⁻ᵀ: K̃ = P Pᵀ = W Aᵀ.
         P = scipy.linalg.solve_triangular(L, A.T, lower=True, check_finite=False).T
-        W = scipy.linalg.solve_triangular(L.T, P.T, lower=False, check_finite=False).T
-        p = Gzz.shape[2]
-        K = self._outer(P, P)
+        W = scipy.linalg.solve_triangular(L.T, P.T, lower=False, check_finite=False).T if eval_gradient else None
+        kd = gkd = None
+        if self.fitc:
+            if eval_gradient:
+                kd, gkd = k._diag_gradient(X)
+            else:
+                kd = self._kernel_diag(X)
+        return types.SimpleNamespace(L=L, P=P, W=W, GA=GA, Gzz=Gzz, kd=kd, gkd=gkd)
+
+    def _value_gradient(self, X, Z):
+        n = len(X)
+        # scikit-learn's interface asks for the whole n×n×n_dims gradient: refuse
+        # it before the graph pairs are computed when it cannot fit in memory.
+        _backend.check_memory((n, n), n_params=self.kernel.n_dims)
+        T = self._terms(X, Z, eval_gradient=True)
+        W, p = T.W, T.Gzz.shape[2]
+        K = self._outer(T.P, T.P)
         # One contiguous n×n matrix per hyperparameter (fast products), seen as
         # (n, n, n_dims) as scikit-learn reads it.
         G = _backend.allocate((p, n, n), what="the gradient")
         for t in range(p):
-            U = GA[:, :, t] - 0.5 * W @ Gzz[:, :, t]
+            U = T.GA[:, :, t] - 0.5 * W @ T.Gzz[:, :, t]
             for a in _rows(n):
                 G[t, a:a + _ROW_BLOCK] = U[a:a + _ROW_BLOCK] @ W.T
             G[t] += G[t].T.copy()
         if self.fitc:
-            kd, gd = k._diag_gradient(X)
             i = np.arange(n)
-            K[i, i] = kd
-            G[:, i, i] = gd.T
+            K[i, i] = T.kd
+            G[:, i, i] = T.gkd.T
         return K, np.moveaxis(G, 0, 2)
 
     def diag(self, X):
