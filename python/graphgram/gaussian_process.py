@@ -751,11 +751,12 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
     Notes
     -----
     ``theta`` in :meth:`log_marginal_likelihood` is, in log space: the signal
-    variance, the noise variance, then the graph kernel's ``theta``. (In
-    scikit-learn's ``ConstantKernel * kernel + WhiteKernel`` the order is the
-    same: constant, graph kernel, white noise — except that the noise comes
-    last there.) The predictive standard deviation includes the noise, as
-    scikit-learn's with a ``WhiteKernel``.
+    variance, the noise variance, then the graph kernel's ``theta``
+    (scikit-learn's ``ConstantKernel * kernel + WhiteKernel`` orders them
+    constant, graph kernel, noise). The predictive standard deviation includes
+    the noise, as scikit-learn's with a ``WhiteKernel``. Everything kernel-side
+    (inducing graphs, jitter, validation, Dask) is the kernel's: this class
+    adds the linear algebra.
 
     Examples
     --------
