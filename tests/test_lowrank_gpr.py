@@ -196,3 +196,21 @@ def test_bad_input_raises_clear_errors(data):
         gp.log_marginal_likelihood(np.zeros(3))
     with pytest.raises(ValueError, match="Gradient can only be evaluated for theta!=None"):
         gp.log_marginal_likelihood(eval_gradient=True)
+
+
+def test_no_n_by_n_matrices(monkeypatch, data):
+    # Memory for the n×m blocks with gradients (30×6×4 float64 and iteration counts) but not
+    # for one n×n×p gradient (30×30×4 float64): sklearn's way is refused, this one runs.
+    from graphgram import _backend
+
+    graphs, y = data
+    gp = LowRankGaussianProcessRegressor(LowRankGraphKernel(labeled(), inducing=list(graphs[::5]), fitc=True),
+                                         optimizer=None).fit(graphs, y)
+    theta = np.concatenate([[0.1, -2.0], gp.kernel_.theta])
+    expected = gp.log_marginal_likelihood(theta, eval_gradient=True)
+    monkeypatch.setattr(_backend, "_available_memory", lambda: 15000)
+    with pytest.raises(MemoryError):
+        gp.kernel_(graphs, eval_gradient=True)
+    value, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)
+    np.testing.assert_allclose(value, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(grad, expected[1], rtol=1e-10, atol=1e-10 * np.abs(grad).max())
