@@ -4,10 +4,14 @@ On QM7 (7,165 molecules, atomization energies in kcal/mol, SMILES from
 $GRAPHGRAM_DATASETS/QM7/qm7.csv), one seeded random 80/20 split, targets
 standardized by the GP (``normalize_y``):
 
-- ``lowrank``: ``ConstantKernel() * LowRankGraphKernel(molecular_kernel(), inducing=m)
-  + WhiteKernel()`` for each m of ``--m``, hyperparameters (the graph kernel's q
-  and h's, the signal and noise levels) optimized by L-BFGS-B on all training
-  molecules; each evaluation computes n·m + m²/2 graph pairs with gradients;
+- ``lowrank``: ``LowRankGaussianProcessRegressor(LowRankGraphKernel(molecular_kernel(),
+  inducing=m))`` — the GP of ``ConstantKernel() * LowRankGraphKernel(...) +
+  WhiteKernel()`` in O(n·m²) per evaluation — for each m of ``--m``,
+  hyperparameters (the graph kernel's q and h's, the signal and noise levels)
+  optimized by L-BFGS-B on all training molecules; each evaluation computes
+  n·m + m²/2 graph pairs with gradients; ``--sklearn-gpr``: the same model with
+  scikit-learn's ``GaussianProcessRegressor`` (n×n×p gradients, O(n³) per
+  evaluation), for comparison;
 - ``exact``: the same with the exact ``molecular_kernel()``, trained on a random
   subset of the training part of each size of ``--exact-n`` (the same test set):
   each evaluation computes n²/2 pairs;
@@ -22,10 +26,17 @@ number of evaluations and the mean time per evaluation, the test MAE and RMSE,
 the final log marginal likelihood and the fitted kernel. A progress line per
 evaluation goes to stderr (``LBFGS(verbose=True)``).
 
+``--evaluation``: instead of fits, one evaluation of the log marginal likelihood
+with its gradient on the training molecules (``--n``, first ``--m``) by
+LowRankGaussianProcessRegressor and, unless ``--no-sklearn``, by scikit-learn's
+GaussianProcessRegressor on the same model: the time of the graph pairs and of
+the linear algebra, and their agreement.
+
 The full run (the targets of issue #21: all 7,165 molecules within 30 min per
 low-rank fit on 2 cores) takes hours; a smoke run takes a minute or two:
 
     nice .venv/bin/python benchmarks/bench_lowrank.py --n 1000 --m 100 --exact-n 400 --maxiter 3
+    nice .venv/bin/python benchmarks/bench_lowrank.py --evaluation --n 2500 --m 200 --fitc
     nice .venv/bin/python benchmarks/bench_lowrank.py --m 100 200 500 1000 2000 --exact-n 1000 2000 3000 --refit
 """
 
@@ -42,21 +53,80 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 sys.path.insert(0, str(HERE))
 
+from sklearn.base import clone  # noqa: E402
 from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: E402
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel  # noqa: E402
 
 from _common import machine  # noqa: E402
 from bench_molecules import Tanimoto, fingerprints, load, rmse  # noqa: E402
 from graphgram import molecular_kernel  # noqa: E402
-from graphgram.gaussian_process import LBFGS, LowRankGraphKernel  # noqa: E402
+from graphgram.gaussian_process import (LBFGS, LowRankGaussianProcessRegressor,  # noqa: E402
+                                        LowRankGraphKernel)
 from graphgram.molecules import from_smiles  # noqa: E402
 
 
+# Standardized targets: one set of signal and noise bounds suits the data.
+SIGNAL, SIGNAL_BOUNDS, NOISE, NOISE_BOUNDS = 1.0, (1e-3, 1e3), 0.1, (1e-6, 10.0)
+
+
 def gp_model(kernel, maxiter, verbose):
-    # Standardized targets: one set of signal and noise bounds suits the data.
-    k = ConstantKernel(1.0, (1e-3, 1e3)) * kernel + WhiteKernel(0.1, (1e-6, 10.0))
+    k = ConstantKernel(SIGNAL, SIGNAL_BOUNDS) * kernel + WhiteKernel(NOISE, NOISE_BOUNDS)
     return GaussianProcessRegressor(k, optimizer=LBFGS(max_iter=maxiter, verbose=verbose), normalize_y=True,
                                     random_state=0)
+
+
+def low_rank_model(kernel, maxiter, verbose):
+    """The same model as gp_model(kernel) for a LowRankGraphKernel, in O(n·m²) per evaluation."""
+    return LowRankGaussianProcessRegressor(kernel, signal=SIGNAL, signal_bounds=SIGNAL_BOUNDS, noise=NOISE,
+                                           noise_bounds=NOISE_BOUNDS, normalize_y=True,
+                                           optimizer=LBFGS(max_iter=maxiter, verbose=verbose))
+
+
+def one_evaluation(kernel, Xtr, ytr, sklearn_too):
+    """One log marginal likelihood with gradient at the initial hyperparameters: seconds in
+    the graph pairs (LowRankGraphKernel._terms) and in the rest (the linear algebra)."""
+    spent = []
+    terms = LowRankGraphKernel._terms
+
+    def timed(self, *args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return terms(self, *args, **kwargs)
+        finally:
+            spent.append(time.perf_counter() - t)
+
+    # Fitted without optimization (untimed: chooses the inducing graphs, one evaluation without gradient).
+    ours = low_rank_model(kernel, 0, False).set_params(optimizer=None).fit(Xtr, ytr)
+    theta = np.concatenate([[np.log(SIGNAL), np.log(NOISE)], ours.kernel_.theta])
+    rows = []
+    LowRankGraphKernel._terms = timed
+    try:
+        t = time.perf_counter()
+        lml, grad = ours.log_marginal_likelihood(theta, eval_gradient=True)
+        total = time.perf_counter() - t
+        rows.append(dict(model="LowRankGaussianProcessRegressor", n_train=len(ytr), m=len(ours.kernel_.inducing_graphs_),
+                         fitc=ours.kernel_.fitc, seconds=round(total, 2), pairs_s=round(spent[-1], 2),
+                         algebra_s=round(total - spent[-1], 2), lml=float(lml)))
+        if sklearn_too:
+            fixed = clone(kernel).set_params(inducing=ours.kernel_.inducing_graphs_)
+            sk = GaussianProcessRegressor(ConstantKernel(SIGNAL, SIGNAL_BOUNDS) * fixed
+                                          + WhiteKernel(NOISE, NOISE_BOUNDS), optimizer=None, normalize_y=True)
+            LowRankGraphKernel._terms = terms
+            sk.fit(Xtr, ytr)
+            LowRankGraphKernel._terms = timed
+            t = time.perf_counter()
+            ref, ref_grad = sk.log_marginal_likelihood(np.concatenate([theta[:1], theta[2:], theta[1:2]]),
+                                                       eval_gradient=True)
+            total = time.perf_counter() - t
+            ref_grad = np.concatenate([ref_grad[:1], ref_grad[-1:], ref_grad[1:-1]])
+            rows.append(dict(model="GaussianProcessRegressor", n_train=len(ytr), m=rows[0]["m"], fitc=rows[0]["fitc"],
+                             seconds=round(total, 2), pairs_s=round(spent[-1], 2),
+                             algebra_s=round(total - spent[-1], 2), lml=float(ref),
+                             lml_rel_diff=abs(ref - lml) / abs(ref),
+                             grad_rel_diff=float(np.abs(ref_grad - grad).max() / np.abs(ref_grad).max())))
+    finally:
+        LowRankGraphKernel._terms = terms
+    return rows
 
 
 def fit_and_score(name, gp, Xtr, ytr, Xte, yte, **extra):
@@ -73,6 +143,8 @@ def fit_and_score(name, gp, Xtr, ytr, Xte, yte, **extra):
                s_per_evaluation=round(float(np.mean([h[1] for h in opt.history_])), 3),
                test_mae=float(np.mean(np.abs(pred - yte))), test_rmse=rmse(pred, yte),
                lml=float(gp.log_marginal_likelihood_value_), kernel=repr(gp.kernel_), **extra)
+    if hasattr(gp, "signal_"):                  # LowRankGaussianProcessRegressor: c and σ² beside the kernel
+        row.update(signal=gp.signal_, noise=gp.noise_)
     print(json.dumps(row), flush=True)
     return row
 
@@ -87,6 +159,11 @@ def main():
     ap.add_argument("--maxiter", type=int, default=15, help="L-BFGS-B iterations of each fit")
     ap.add_argument("--refit", action="store_true", help="refit each exact GP's tuned kernel on all training molecules")
     ap.add_argument("--no-tanimoto", action="store_true")
+    ap.add_argument("--sklearn-gpr", action="store_true",
+                    help="fit the low-rank models with scikit-learn's GaussianProcessRegressor (n×n, for comparison)")
+    ap.add_argument("--evaluation", action="store_true",
+                    help="only time one evaluation (likelihood and gradient) of the low-rank GP, ours and sklearn's")
+    ap.add_argument("--no-sklearn", action="store_true", help="with --evaluation: not sklearn's")
     ap.add_argument("--jobs", type=int, default=None, help="n_jobs of the graph kernel")
     ap.add_argument("--quiet", action="store_true", help="no line per evaluation")
     ap.add_argument("--seed", type=int, default=0)
@@ -107,12 +184,19 @@ def main():
         return molecular_kernel(verbose=False, n_jobs=args.jobs)
 
     verbose = not args.quiet
+    if args.evaluation:
+        lr = LowRankGraphKernel(kernel(), inducing=args.m[0], method=args.method, fitc=args.fitc,
+                                random_state=args.seed)
+        for r in one_evaluation(lr, Xtr, y[tr], not args.no_sklearn):
+            print(json.dumps(dict(r, machine=machine())), flush=True)
+        return
     for m in args.m:
         if m > len(tr):
             continue
         lr = LowRankGraphKernel(kernel(), inducing=m, method=args.method, fitc=args.fitc, random_state=args.seed)
-        rows.append(fit_and_score("lowrank", gp_model(lr, args.maxiter, verbose), Xtr, y[tr], Xte, y[te],
-                                  m=m, method=args.method, fitc=args.fitc))
+        model = (gp_model if args.sklearn_gpr else low_rank_model)(lr, args.maxiter, verbose)
+        rows.append(fit_and_score("lowrank", model, Xtr, y[tr], Xte, y[te], m=m, method=args.method, fitc=args.fitc,
+                                  regressor=type(model).__name__))
     rng = np.random.default_rng(args.seed)
     for n in args.exact_n:
         if n > len(tr):

@@ -26,7 +26,7 @@ GPUs: :func:`devices` says which graphgram can use, or why none.
 """
 
 from . import datasets, gaussian_process, microkernels, molecules
-from .gaussian_process import LowRankGraphKernel
+from .gaussian_process import LowRankGaussianProcessRegressor, LowRankGraphKernel
 from ._backend import devices
 from ._config import config_context, get_config, set_config
 from .graph import Graph
@@ -36,5 +36,6 @@ from .kernels import (EdgeHistogramKernel, HashGraphKernel, MarginalizedGraphKer
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "molecular_kernel", "LowRankGraphKernel",
+           "LowRankGaussianProcessRegressor",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]
