@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -87,21 +86,23 @@ struct launch_info {
 };
 
 // block_ctx is one running block: its index, barriers, shuffle buffer and
-// shared memory. All its barriers share one mutex, so that a barrier can see
-// the whole block (exited threads, threads waiting elsewhere).
+// shared memory. __syncthreads holds the block's mutex, __syncwarp its warp's
+// (warps do not contend with each other); exited and waiting count the
+// block's threads that left the kernel and that wait at any barrier not yet
+// complete, so that a barrier can see the whole block.
 struct block_ctx {
     struct warp {
+        std::mutex m;
         unsigned size = 0, arrived = 0, exited = 0;
-        uint64_t gen = 0;
-        std::condition_variable cv;
+        std::atomic<uint64_t> gen{0};
     };
     const launch_info* li;
     emu_dim3 idx;
     unsigned n;
     std::mutex m;
-    std::condition_variable cv;
-    unsigned exited = 0, waiting = 0, arrived = 0;
-    uint64_t gen = 0;
+    std::atomic<int64_t> exited{0}, waiting{0};
+    unsigned arrived = 0;
+    std::atomic<uint64_t> gen{0};
     const char* site = nullptr;
     std::unique_ptr<warp[]> warps;
     std::vector<unsigned char> shfl;
@@ -132,16 +133,17 @@ inline bool rand_bit() {
 }
 
 // check_stuck aborts when every live thread of the block waits at a barrier
-// (none can complete). Called with b->m held.
+// (none can complete). A thread counts itself in waiting only after its
+// arrival did not complete its barrier, and the thread that completes one
+// subtracts the others, so waiting never exceeds the true count: no false
+// alarms (a racing update can at worst delay the alarm to the next arrival).
 inline void check_stuck(block_ctx* b) {
-    if (b->waiting == 0 || b->waiting < b->n - b->exited) return;
-    std::string w = std::to_string(b->arrived) + " at __syncthreads" +
-                    (b->site ? std::string(" (") + b->site + ")" : std::string());
-    for (unsigned k = 0; k < (b->n + 31) / 32; k++)
-        if (b->warps[k].arrived) w += ", " + std::to_string(b->warps[k].arrived) + " of warp " + std::to_string(k) +
-                                       " at __syncwarp/shuffle";
-    diverge(b, "all " + std::to_string(b->waiting) + " live threads wait at barriers that cannot complete: " + w +
-                   (b->exited ? ", " + std::to_string(b->exited) + " exited" : std::string()));
+    const int64_t w = b->waiting.load(), e = b->exited.load();
+    if (w == 0 || w < (int64_t)b->n - e) return;
+    diverge(b, "all " + std::to_string(w) + " live threads wait at barriers that cannot complete (" +
+                   std::to_string(b->arrived) + " at __syncthreads" +
+                   (b->site ? std::string(" (") + b->site + ")" : std::string()) + ", the others at __syncwarp or "
+                   "shuffles; " + std::to_string(e) + " exited)");
 }
 
 // syncthreads is __syncthreads at site (file:line).
@@ -149,9 +151,9 @@ inline void syncthreads(const char* site) {
     block_ctx* b = cur;
     if (rand_bit()) std::this_thread::yield();
     std::unique_lock<std::mutex> l(b->m);
-    if (b->exited)
+    if (b->exited.load())
         diverge(b, "thread " + std::to_string(thread_idx.x) + " reached __syncthreads (" + site + ") after " +
-                       std::to_string(b->exited) + " threads of its block exited");
+                       std::to_string(b->exited.load()) + " threads of its block exited");
     if (b->arrived == 0)
         b->site = site;
     else if (strcmp(site, b->site) != 0)
@@ -161,13 +163,16 @@ inline void syncthreads(const char* site) {
         b->waiting -= b->n - 1;
         b->arrived = 0;
         b->gen++;
-        b->cv.notify_all();
+        l.unlock();
+        b->gen.notify_all();
         return;
     }
-    const uint64_t g = b->gen;
+    const uint64_t g = b->gen.load();
     b->waiting++;
     check_stuck(b);
-    b->cv.wait(l, [&] { return b->gen != g; });
+    l.unlock();
+    // Waiters sleep on the generation (a futex), not on the mutex.
+    while (b->gen.load() == g) b->gen.wait(g);
 }
 
 // syncwarp is __syncwarp (and the two halves of a shuffle) of the calling
@@ -176,7 +181,7 @@ inline void syncthreads(const char* site) {
 inline void syncwarp() {
     block_ctx* b = cur;
     block_ctx::warp& w = b->warps[thread_idx.x / 32];
-    std::unique_lock<std::mutex> l(b->m);
+    std::unique_lock<std::mutex> l(w.m);
     if (w.exited)
         diverge(b, "thread " + std::to_string(thread_idx.x) + " reached __syncwarp or a shuffle after " +
                        std::to_string(w.exited) + " lanes of its warp exited");
@@ -184,20 +189,23 @@ inline void syncwarp() {
         b->waiting -= w.size - 1;
         w.arrived = 0;
         w.gen++;
-        w.cv.notify_all();
+        l.unlock();
+        w.gen.notify_all();
         return;
     }
-    const uint64_t g = w.gen;
+    const uint64_t g = w.gen.load();
     b->waiting++;
     check_stuck(b);
-    w.cv.wait(l, [&] { return w.gen != g; });
+    l.unlock();
+    while (w.gen.load() == g) w.gen.wait(g);
 }
 
 // thread_exit records that the calling thread left the kernel.
 inline void thread_exit() {
     block_ctx* b = cur;
     block_ctx::warp& w = b->warps[thread_idx.x / 32];
-    std::unique_lock<std::mutex> l(b->m);
+    std::lock_guard<std::mutex> l(b->m);  // the block's, then the warp's
+    std::lock_guard<std::mutex> lw(w.m);
     b->exited++;
     w.exited++;
     if (b->arrived)
