@@ -14,7 +14,8 @@
 //   kernel that assumes block order fails; $GGCUDA_EMU_CONCURRENT=1 runs them
 //   one after another in the shuffled order;
 // * a block's threads are started in a shuffled order, and each thread yields
-//   its host thread at random barriers, so which warp runs first varies;
+//   its host thread before a random half of its __syncthreads, so which warp
+//   runs first varies;
 // * every block gets its own static (GG_SHARED) and dynamic shared memory,
 //   poisoned with 0xFF bytes (NaN for floats, -1 for integers) before it
 //   starts, and the dynamic part is followed by a guard band that aborts on

@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 // way.
 func TestHarshEmulatorRace(t *testing.T) {
 	const iters = 4
+	t.Setenv("GGCUDA_EMU_CONCURRENT", "3") // whatever the caller's setting
 	for _, threads := range []int{64, 256} {
 		if bad := EmuPlanted(PlantedCounterAtomic, 4, threads, iters); bad != 0 {
 			t.Errorf("%d threads: atomic job counter: %d of %d jobs not run exactly once", threads, bad, 40*iters)
