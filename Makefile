@@ -85,7 +85,7 @@ cuda:
 # cuda/include/**.h, which would otherwise be tested from stale objects after
 # an edit. A hash of those sources in the C flags makes any edit a new key.
 CUDA_SRC_HASH := $(shell cat cuda/include/*.h cuda/include/gg/*.h cuda/src/*.cuh cuda/src/*.cu cuda/emu/*.h 2>/dev/null | sha256sum | cut -c1-16)
-GPU_SIZES_TESTS := 'TestGPU(GramAgainstCPU|GradAgainstCPU|Explicit|ShortestPath|Staging)$$'
+GPU_SIZES_TESTS := 'TestGPU(GramAgainstCPU|Explicit)$$'
 test-cuda-host test-cuda-emu: export CGO_CFLAGS = -g -O2 -DGG_SOURCES_$(CUDA_SRC_HASH)
 test-cuda-host test-cuda-emu: export CGO_CXXFLAGS = -g -O2 -DGG_SOURCES_$(CUDA_SRC_HASH)
 
