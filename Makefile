@@ -85,6 +85,7 @@ cuda:
 # cuda/include/**.h, which would otherwise be tested from stale objects after
 # an edit. A hash of those sources in the C flags makes any edit a new key.
 CUDA_SRC_HASH := $(shell cat cuda/include/*.h cuda/include/gg/*.h cuda/src/*.cuh cuda/src/*.cu cuda/emu/*.h 2>/dev/null | sha256sum | cut -c1-16)
+GPU_SIZES_TESTS := 'TestGPU(GramAgainstCPU|Explicit)$$'
 test-cuda-host test-cuda-emu: export CGO_CFLAGS = -g -O2 -DGG_SOURCES_$(CUDA_SRC_HASH)
 test-cuda-host test-cuda-emu: export CGO_CXXFLAGS = -g -O2 -DGG_SOURCES_$(CUDA_SRC_HASH)
 
@@ -98,6 +99,10 @@ test-cuda-host: cuda
 
 # The GPU suite against libggcuda_emu.so: the same C API and kernels built by
 # g++, kernels on host threads, CUDA runtime mocked (cuda/emu); small sizes.
+# Then the kernels' own tests against libggcuda_emu256.so, the kernels at the
+# GPU's 256 threads a block (8 warps), which the small build never runs.
 test-cuda-emu:
 	$(PYTHON) cuda/build.py --emulated --out cuda/build
+	$(PYTHON) cuda/build.py --emulated --gpu-block-sizes --out cuda/build
 	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -timeout 30m -tags cuda -run TestGPU ./cuda/
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu256.so) GGCUDA_SHORT=1 go test -count=1 -timeout 30m -tags cuda -run $(GPU_SIZES_TESTS) ./cuda/

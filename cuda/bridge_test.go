@@ -16,7 +16,7 @@ import (
 
 // builtLibrary returns the libggcuda.so built by build.py ($GGCUDA_TEST_LIB,
 // else cuda/build/libggcuda.so), or skips.
-func builtLibrary(t *testing.T) string {
+func builtLibrary(t testing.TB) string {
 	t.Helper()
 	p := os.Getenv("GGCUDA_TEST_LIB")
 	if p == "" {

@@ -288,16 +288,19 @@ def build(out_dir, archs=DEFAULT_ARCHS, check=True, verbose=False, linker=None):
         out, where, ", sm_".join(archs), PTX_ARCH, ", linked by %s" % linker if linker else "")
 
 
-def build_emulated(out_dir, cxx=None):
+def build_emulated(out_dir, cxx=None, gpu_sizes=False):
     """Build libggcuda_emu.so with g++ alone: the same C API and kernels, run on
     host threads with the CUDA runtime mocked (emu/), for running the GPU test
-    suite without a GPU. Returns (path or None, message)."""
+    suite without a GPU. The kernels get the emulation's small blocks (fewer
+    host threads), or with gpu_sizes the GPU's 256 threads a block, as
+    libggcuda_emu256.so. Returns (path or None, message)."""
     cxx = cxx or os.environ.get("CXX") or "g++"
     if not shutil.which(cxx.split()[0]):
         return None, "emulated CUDA library not built: no C++ compiler (%s)." % cxx
     os.makedirs(out_dir, exist_ok=True)
-    out = os.path.join(out_dir, "libggcuda_emu.so")
+    out = os.path.join(out_dir, "libggcuda_emu256.so" if gpu_sizes else "libggcuda_emu.so")
     cmd = cxx.split() + ["-std=c++20", "-O2", "-fPIC", "-shared", "-pthread", "-Wall", "-Wextra", "-Werror",
+                         "-DGG_EMU_GPU_SIZES=%d" % (1 if gpu_sizes else 0),
                          "-I", os.path.join(HERE, "include"), "-I", os.path.join(HERE, "src"),
                          os.path.join(HERE, "emu", "emu_lib.cc"), "-o", out]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -322,10 +325,12 @@ def main(argv):
     ap.add_argument("--install-toolkit", action="store_true", help="pip-install nvcc into .cuda-toolkit/ first")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--emulated", action="store_true", help="build libggcuda_emu.so with g++ only (tests)")
+    ap.add_argument("--gpu-block-sizes", action="store_true",
+                    help="with --emulated: the GPU's block sizes (256 threads), as libggcuda_emu256.so")
     ap.add_argument("--linker", help="link with this C++ driver targeting an old glibc (wheels: packaging/zcxx)")
     a = ap.parse_args(argv)
     if a.emulated:
-        path, msg = build_emulated(a.out)
+        path, msg = build_emulated(a.out, gpu_sizes=a.gpu_block_sizes)
         print(msg)
         return 0 if path else 1
     if a.install_toolkit and find_nvcc()[0] is None:

@@ -8,8 +8,10 @@
 #                            # under cuda/build/ and .cuda-toolkit/
 #   cuda/gpu_suite.sh run    # on the GPU machine: the suite, then the suite's
 #                            # correctness tests under compute-sanitizer
-#                            # (memcheck, racecheck, synccheck, initcheck);
-#                            # logs to $OUT (or cuda/build/gpu-logs)
+#                            # (memcheck, racecheck, synccheck, initcheck),
+#                            # then the GPU-vs-CPU benchmarks; logs and one
+#                            # summary, report.md, to $OUT (or
+#                            # cuda/build/gpu-logs)
 #   cuda/gpu_suite.sh        # both, on a GPU machine with Go and Python
 #
 # `run` needs neither Go nor nvcc: the build products are self-contained
@@ -41,6 +43,7 @@ run() {
     (cd cuda && GGCUDA_TEST_LIB=$lib "$test" -test.v -test.count=1 -test.timeout 20m) 2>&1 | tee "$logs/suite.txt" || rc=1
     if grep -q -- "--- SKIP: TestGPUGramAgainstCPU" "$logs/suite.txt"; then
         echo "gpu_suite: the GPU tests were skipped: no usable device (see $logs/suite.txt)"
+        report "$logs" "no usable device: the suite skipped itself"
         exit 1
     fi
     local san
@@ -56,7 +59,90 @@ run() {
             tail -3 "$logs/sanitizer.txt"
         done
     fi
+    # The GPU against the CPU backend on the same inputs (gpu_bench_test.go).
+    (cd cuda && GGCUDA_TEST_LIB=$lib "$test" -test.run '^$' -test.bench 'BenchmarkGPU' -test.benchtime 3x \
+        -test.timeout 20m) 2>&1 | tee "$logs/bench.txt" || rc=1
+    report "$logs" ""
     exit $rc
+}
+
+# report writes $1/report.md: the device, the suite's counts and failures,
+# each sanitizer tool's result and the benchmarks (GPU time / CPU time).
+report() {
+    local logs=$1 note=$2 r=$1/report.md
+    {
+        echo "# graphgram GPU suite, $(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo
+        [ -n "$note" ] && echo "**$note**" && echo
+        echo "## Device"
+        echo
+        echo '```'
+        nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>/dev/null ||
+            echo "nvidia-smi not available"
+        grep -E 'gpu_test.go:[0-9]+: device [0-9]+: ' "$logs/suite.txt" 2>/dev/null | sed 's/^ *gpu_test.go:[0-9]*: //' || true
+        echo '```'
+        echo
+        echo "## Suite"
+        echo
+        local f=$logs/suite.txt
+        if [ -f "$f" ]; then
+            echo "tests: $(grep -c -- '^--- PASS' "$f") passed, $(grep -c -- '^--- FAIL' "$f") failed," \
+                "$(grep -c -- '^--- SKIP' "$f") skipped; subtests: $(grep -c -E -- '^ +--- PASS' "$f") passed," \
+                "$(grep -c -E -- '^ +--- FAIL' "$f") failed; result: $(grep -E '^(ok|FAIL|PASS)' "$f" | tail -1)"
+            grep -E -- '--- FAIL' "$f" | sed 's/^ */    /' | head -50 || true
+        else
+            echo "not run"
+        fi
+        echo
+        echo "## compute-sanitizer"
+        echo
+        f=$logs/sanitizer.txt
+        if [ -f "$f" ]; then
+            local tool
+            for tool in memcheck racecheck synccheck initcheck; do
+                local part
+                part=$(awk -v t="== compute-sanitizer --tool $tool" '$0 == t {on = 1; next} /^== compute-sanitizer/ {on = 0} on' "$f")
+                if [ -z "$part" ]; then
+                    echo "* $tool: not run"
+                elif grep -q "FAILED ($tool)" "$f"; then
+                    echo "* $tool: **FAILED**: $(echo "$part" | grep -m1 'ERROR SUMMARY' || echo "$part" | grep -m1 -E 'FAIL|Error')"
+                else
+                    echo "* $tool: ok ($(echo "$part" | grep -m1 'ERROR SUMMARY' || echo 'no summary line'))"
+                fi
+            done
+            grep -q "not found" "$f" && head -1 "$f" || true
+        else
+            echo "not run"
+        fi
+        echo
+        echo "## Benchmarks (ns/op, 3 runs each; GPU wall time includes uploads and downloads)"
+        echo
+        f=$logs/bench.txt
+        if [ -f "$f" ] && grep -q '^BenchmarkGPU' "$f"; then
+            echo "| benchmark | ns/op | CPU / this |"
+            echo "|---|---|---|"
+            awk '/^BenchmarkGPU/ {
+                    name = $1; sub(/-[0-9]+$/, "", name); ns = $3
+                    split(name, p, "/"); if (p[2] == "cpu") cpu[p[1]] = ns
+                    names[++n] = name; v[name] = ns
+                 }
+                 END {
+                    for (i = 1; i <= n; i++) {
+                        split(names[i], p, "/"); c = cpu[p[1]]
+                        printf "| %s | %d | %s |\n", names[i], v[names[i]], (c && v[names[i]]) ? sprintf("%.2f", c / v[names[i]]) : "-"
+                    }
+                 }' "$f"
+            echo
+            echo "Timing tests (CUDA events against the CPU, from the suite):"
+            echo
+            grep -E 'CPU [0-9.]+[mµn]?s.*(GPU|wall)' "$logs/suite.txt" 2>/dev/null | sed 's/^ */    /' | head -40 || true
+        else
+            echo "not run"
+        fi
+        echo
+        echo "Logs: suite.txt, sanitizer.txt, bench.txt, nvidia-smi.txt, ptxas.json."
+    } >"$r"
+    echo "gpu_suite: report in $r"
 }
 
 case "${1:-all}" in

@@ -23,7 +23,7 @@ import (
 )
 
 // requireGPU loads the built library and skips unless a device is usable.
-func requireGPU(t *testing.T) {
+func requireGPU(t testing.TB) {
 	t.Helper()
 	p := builtLibrary(t)
 	resetLibrary()

@@ -20,8 +20,9 @@
 // * device allocations start poisoned and have poisoned guard bands on both
 //   sides, so a kernel that indexes with a poisoned (-1) integer reads NaN
 //   rather than the neighbouring allocation or unmapped memory;
-// * one kernel runs at a time (emu.h's launch state is global), as if the
-//   device had one queue for kernels; copies overlap with it;
+// * one kernel runs at a time (emu.h's blockDim and gridDim are the
+//   launch's), as if the device had one queue for kernels; copies overlap with
+//   it; its blocks run concurrently (emu.h);
 // * the device has an sm_80's shared memory (cudaDeviceGetAttribute), and a
 //   launch asking for more than 48 KiB of dynamic shared memory without the
 //   kernel's cudaFuncSetAttribute opt-in (or more than the device has) does
@@ -209,10 +210,11 @@ inline void submit(stream* s, std::function<void()> op) {
 }
 
 // launch_async queues a kernel (fn captures its arguments by value).
-inline void launch_async(stream* s, unsigned grid, unsigned block, std::function<void()> fn) {
-    submit(s, [grid, block, fn] {
+inline void launch_async(stream* s, unsigned grid, unsigned block, std::function<void()> fn,
+                         const char* name = "kernel") {
+    submit(s, [grid, block, fn, name] {
         std::lock_guard<std::mutex> l(kernel_mu());
-        launch(grid, block, fn);
+        launch(grid, block, fn, 0, name);
     });
 }
 
@@ -243,7 +245,7 @@ inline int& last_error() {
 // opt-in, and never more than the device allows a block. A refused launch
 // does not run and leaves cudaErrorInvalidValue for cudaGetLastError.
 inline void launch_async_dyn(stream* s, const void* kernel, unsigned grid, unsigned block, size_t smem,
-                             std::function<void()> fn) {
+                             std::function<void()> fn, const char* name = "kernel") {
     int allowed = SMEM_DEFAULT;
     {
         std::lock_guard<std::mutex> l(attr_mu());
@@ -254,9 +256,9 @@ inline void launch_async_dyn(stream* s, const void* kernel, unsigned grid, unsig
         last_error() = 1;  // cudaErrorInvalidValue
         return;
     }
-    submit(s, [grid, block, smem, fn] {
+    submit(s, [grid, block, smem, fn, name] {
         std::lock_guard<std::mutex> l(kernel_mu());
-        launch(grid, block, fn, smem);
+        launch(grid, block, fn, smem, name);
     });
 }
 

@@ -2,9 +2,13 @@
 // emu.h, driven like ggcuda.cu drives them: pairs sorted largest first, cut
 // into chunks of at most chunk_words of work space, mgk_prep then persistent
 // mgk_solve blocks per chunk.
+// The emulation's block sizes (fewer host threads); emu256.cc builds this
+// file again at the GPU's 256 threads a block.
+#ifndef GG_MGK_THREADS
 #define GG_MGK_THREADS 64
 #define GG_PREP_THREADS 32
 #define GG_SP_THREADS 64
+#endif
 #include "emu.h"
 // emu.h first: the kernels' CUDA keywords must be defined before they are read.
 #include <algorithm>
@@ -87,18 +91,23 @@ bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, c
         std::fill(work.begin(), work.end(), T(NAN));
         MgkJob* jb = jobs.data() + k0;
         int* bd = bad.data() + k0;
-        emu::launch(n, PREP_THREADS, [&] { mgk_prep<T, Table>(dx, dy, jb, node, edge, prm, work.data(), bd); });
+        emu::launch(
+            n, PREP_THREADS, [&] { mgk_prep<T, Table>(dx, dy, jb, node, edge, prm, work.data(), bd); }, 0,
+            "mgk_prep");
         int counter = 0;
         MgkResult* rs = res.data() + k0;
         if (np > 0) {
             double* gr = grad.data() + k0 * np;
             emu::launch(std::min(blocks, n), MGK_THREADS,
                         [&] { mgk_gsolve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs, gr, np); },
-                        dyn);
-            emu::launch(n, PREP_THREADS, [&] { mgk_gterms<T, Table>(dx, dy, jb, node, edge, work.data(), gr, np); });
+                        dyn, "mgk_gsolve");
+            emu::launch(
+                n, PREP_THREADS, [&] { mgk_gterms<T, Table>(dx, dy, jb, node, edge, work.data(), gr, np); }, 0,
+                "mgk_gterms");
         } else {
             emu::launch(std::min(blocks, n), MGK_THREADS,
-                        [&] { mgk_solve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs); }, dyn);
+                        [&] { mgk_solve<T, Table>(dx, dy, jb, n, &counter, edge, prm, work.data(), rs); }, dyn,
+                        "mgk_solve");
         }
         k0 = k1;
     }
@@ -193,7 +202,7 @@ int emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program*
            double* out) {
     if (!Y) Y = X;
     std::vector<T> ltab((size_t)L * L + 1, T(NAN));
-    emu::launch(2, SP_THREADS, [&] { sp_length_table<T>(length, lengths, L, ltab.data()); });
+    emu::launch(2, SP_THREADS, [&] { sp_length_table<T>(length, lengths, L, ltab.data()); }, 0, "sp_length_table");
     std::vector<std::pair<double, SpJob>> order;
     for (int64_t k = 0; k < npairs; k++) {
         const int i = pairs[2 * k], j = pairs[2 * k + 1];
@@ -221,10 +230,10 @@ int emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program*
         std::fill(work.begin(), work.end(), T(NAN));
         const int n = (int)(k1 - k0);
         SpJob* jb = jobs.data() + k0;
-        emu::launch(n, SP_THREADS, [&] { sp_vertex<T>(*X, *Y, jb, node, work.data()); });
+        emu::launch(n, SP_THREADS, [&] { sp_vertex<T>(*X, *Y, jb, node, work.data()); }, 0, "sp_vertex");
         int counter = 0;
         emu::launch(std::min(blocks, n), SP_THREADS,
-                    [&] { sp_walk<T>(*X, *Y, jb, n, &counter, ltab.data(), L, work.data(), out); });
+                    [&] { sp_walk<T>(*X, *Y, jb, n, &counter, ltab.data(), L, work.data(), out); }, 0, "sp_walk");
         k0 = k1;
     }
     return GGC_OK;
@@ -239,3 +248,14 @@ extern "C" int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const g
         return emu_sp<float>(X, Y, node, length, lengths, L, pairs, npairs, blocks, chunk_words, out);
     return emu_sp<double>(X, Y, node, length, lengths, L, pairs, npairs, blocks, chunk_words, out);
 }
+
+// hr_emu_threads reports the block sizes this build runs the kernels with:
+// mgk_solve/mgk_gsolve, mgk_prep/mgk_gterms, the shortest-path kernels.
+extern "C" void hr_emu_threads(int* out) {
+    out[0] = MGK_THREADS, out[1] = PREP_THREADS, out[2] = SP_THREADS;
+}
+
+#ifndef GG_EMU_SECOND_BUILD
+// hr_emu_seed returns the emulator's base seed ($GGCUDA_EMU_SEED).
+extern "C" uint64_t hr_emu_seed(void) { return emu::seed(); }
+#endif

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/graphgram/graphgram/cuda/layout"
@@ -156,7 +157,57 @@ type Options struct {
 
 // EmuStaged returns the number of pairs of the latest EmuGram or EmuGramGrad
 // call that the solver blocks read from shared memory.
-func EmuStaged() int64 { return int64(C.hr_emu_staged()) }
+func EmuStaged() int64 {
+	if emuGPUSizes.Load() {
+		return int64(C.hr_emu256_staged())
+	}
+	return int64(C.hr_emu_staged())
+}
+
+// emuGPUSizes selects the build of the emulated kernels that EmuGram,
+// EmuGramGrad, EmuSP and EmuStaged run: false the emulation's small blocks
+// (emu.cc), true the GPU's 256 threads a block (emu256.cc).
+var emuGPUSizes atomic.Bool
+
+// SetEmuGPUSizes makes the Emu functions run the kernels built with the
+// GPU's block sizes (on) or the emulation's smaller ones (off, the default),
+// and returns the previous setting.
+func SetEmuGPUSizes(on bool) bool { return emuGPUSizes.Swap(on) }
+
+// EmuThreads returns the block sizes of the selected build: the solvers
+// (mgk_solve, mgk_gsolve), mgk_prep and mgk_gterms, and the shortest-path
+// kernels.
+func EmuThreads() [3]int {
+	var t [3]C.int
+	if emuGPUSizes.Load() {
+		C.hr_emu256_threads(&t[0])
+	} else {
+		C.hr_emu_threads(&t[0])
+	}
+	return [3]int{int(t[0]), int(t[1]), int(t[2])}
+}
+
+// EmuSeed returns the emulator's base seed ($GGCUDA_EMU_SEED, default 1),
+// which fixes the order of blocks and threads; a failure reproduces with it.
+func EmuSeed() uint64 { return uint64(C.hr_emu_seed()) }
+
+// Planted-defect kernels of emu_planted.cc (tests of the emulator).
+const (
+	PlantedCounterAtomic     = iota // persistent job loop, atomic counter
+	PlantedCounterRacy              // the same with a non-atomic read-modify-write
+	PlantedExchangeSync             // shared-memory exchange between warps with __syncthreads
+	PlantedExchangeNoSync           // the same without it
+	PlantedExitBeforeBarrier        // half the block exits before a __syncthreads
+	PlantedTwoBarriers              // the halves wait at different __syncthreads
+	PlantedExitBeforeShuffle        // a lane exits before a shuffle
+)
+
+// EmuPlanted runs planted kernel which iters times with blocks blocks of
+// threads threads on the emulator and returns the number of wrong results.
+// The divergence kernels abort the process instead (the emulator's check).
+func EmuPlanted(which, blocks, threads, iters int) int64 {
+	return int64(C.hr_emu_planted(C.int(which), C.int(blocks), C.int(threads), C.int(iters)))
+}
 
 // Sizes returns the sizes of the Go mirrors of the C API's structs and of the
 // structs themselves: Program, ggc_mk_program, Options, ggc_mgk_options,
@@ -187,6 +238,10 @@ func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunk
 	pi := optional[int32, C.int32_t](iters)
 	out = nonEmpty(out)
 	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
+		if emuGPUSizes.Load() {
+			return C.hr_emu256_gram(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+				(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), pi, e, n)
+		}
 		return C.hr_emu_gram(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
 			(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), pi, e, n)
 	})
@@ -230,9 +285,16 @@ func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float6
 	}
 	out := make([]float64, max(len(pairs)/2, 1))
 	pairs, lengths = nonEmpty(pairs), nonEmpty(lengths)
-	rc := C.hr_emu_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
-		(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
-		C.int(blocks), C.int64_t(chunkWords), C.int(precision), (*C.double)(&out[0]))
+	var rc C.int
+	if emuGPUSizes.Load() {
+		rc = C.hr_emu256_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
+			(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
+			C.int(blocks), C.int64_t(chunkWords), C.int(precision), (*C.double)(&out[0]))
+	} else {
+		rc = C.hr_emu_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
+			(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
+			C.int(blocks), C.int64_t(chunkWords), C.int(precision), (*C.double)(&out[0]))
+	}
 	if rc != 0 {
 		return nil, fmt.Errorf("hr_emu_sp: status %d (a pair needs more than %d words)", int(rc), chunkWords)
 	}
@@ -276,6 +338,10 @@ func EmuGramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, c
 	pi := optional[int32, C.int32_t](iters)
 	out, grad = nonEmpty(out), nonEmpty(grad)
 	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
+		if emuGPUSizes.Load() {
+			return C.hr_emu256_gram_grad(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
+				(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), (*C.double)(&grad[:1][0]), pi, e, n)
+		}
 		return C.hr_emu_gram_grad(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
 			(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), (*C.double)(&grad[:1][0]), pi, e, n)
 	})

@@ -52,6 +52,26 @@ int64_t hr_emu_staged(void);
 int hr_emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
               const ggc_mk_program* length, const double* lengths, int L, const int32_t* pairs, int64_t npairs,
               int blocks, int64_t chunk_words, int precision, double* out);
+/* The same four built with the GPU's block sizes (emu256.cc). */
+int hr_emu256_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                        const ggc_mk_program* edge, const ggc_mgk_options* opt, int64_t chunk_words, double* out,
+                        double* grad, int32_t* iters, char* err, size_t errlen);
+int hr_emu256_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
+                   const ggc_mk_program* edge, const ggc_mgk_options* opt, int64_t chunk_words, double* out,
+                   int32_t* iters, char* err, size_t errlen);
+int64_t hr_emu256_staged(void);
+int hr_emu256_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program* node,
+                 const ggc_mk_program* length, const double* lengths, int L, const int32_t* pairs, int64_t npairs,
+                 int blocks, int64_t chunk_words, int precision, double* out);
+/* hr_emu_threads and hr_emu256_threads write the block sizes of their build:
+ * the solvers, mgk_prep/mgk_gterms, the shortest-path kernels. */
+void hr_emu_threads(int* out);
+void hr_emu256_threads(int* out);
+/* hr_emu_seed returns the emulator's base seed ($GGCUDA_EMU_SEED). */
+uint64_t hr_emu_seed(void);
+/* hr_emu_planted runs the planted-defect kernels (emu_planted.cc, tests of
+ * the emulator itself); see there. */
+int64_t hr_emu_planted(int which, int blocks, int threads, int iters);
 #ifdef __cplusplus
 }
 #endif

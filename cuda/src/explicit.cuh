@@ -84,7 +84,8 @@ struct ExPostings {
 template <int S>
 __global__ void __launch_bounds__(EX_THREADS) ex_dense(const uint32_t* __restrict__ dx, const uint32_t* __restrict__ dy,
                                                        int nx, int ny, int pw, int sym, ExAcc* acc) {
-    __shared__ uint32_t as[EX_KT][EX_TILE], bs[EX_KT][EX_TILE];
+    GG_SHARED(uint32_t, as, [EX_KT][EX_TILE]);
+    GG_SHARED(uint32_t, bs, [EX_KT][EX_TILE]);
     const int ntj = (ny + EX_TILE - 1) / EX_TILE;
     const int ti = (int)(blockIdx.x / ntj), tj = (int)(blockIdx.x % ntj);
     if (sym && tj < ti) return;  // the whole block: no barrier is left waiting

@@ -32,7 +32,7 @@ using namespace gg;
 // macro's arguments).
 #if defined(GG_EMU)
 #define GG_LAUNCH(k, grid, block, stream, ...) \
-    emu::launch_async((stream), (unsigned)(grid), (unsigned)(block), [=] { k(__VA_ARGS__); })
+    emu::launch_async((stream), (unsigned)(grid), (unsigned)(block), [=] { k(__VA_ARGS__); }, #k)
 #else
 #define GG_LAUNCH(k, grid, block, stream, ...) k<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
 #endif
@@ -42,7 +42,7 @@ using namespace gg;
 #if defined(GG_EMU)
 #define GG_LAUNCH_DYN(k, grid, block, smem, stream, ...)                                                   \
     emu::launch_async_dyn((stream), reinterpret_cast<const void*>(k), (unsigned)(grid), (unsigned)(block), \
-                          (size_t)(smem), [=] { k(__VA_ARGS__); })
+                          (size_t)(smem), [=] { k(__VA_ARGS__); }, #k)
 #else
 #define GG_LAUNCH_DYN(k, grid, block, smem, stream, ...) \
     k<<<(grid), (block), (size_t)(smem), (stream)>>>(__VA_ARGS__)

@@ -448,8 +448,8 @@ template <typename T, bool Table>
 __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     mgk_solve(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs, int njobs, int* counter,
               const ggc_mk_program* edge, MgkParams<T> prm, T* work, MgkResult* results) {
-    __shared__ MgkShared<T> sh;
-    __shared__ MgkPair<T> pr;
+    GG_SHARED(MgkShared<T>, sh, );
+    GG_SHARED(MgkPair<T>, pr, );
     GG_DYNAMIC_SHARED(stage);
     for (;;) {
         const int job = next_job(counter, sh.job);
@@ -578,8 +578,8 @@ template <typename T, bool Table>
 __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     mgk_gsolve(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs, int njobs, int* counter,
                const ggc_mk_program* edge, MgkParams<T> prm, T* work, MgkResult* results, double* grad, int np) {
-    __shared__ MgkShared<T> sh;
-    __shared__ MgkPair<T> pr;
+    GG_SHARED(MgkShared<T>, sh, );
+    GG_SHARED(MgkPair<T>, pr, );
     GG_DYNAMIC_SHARED(stage);
     for (;;) {
         const int job = next_job(counter, sh.job);
@@ -627,7 +627,7 @@ template <typename T, bool Table>
 __global__ void __launch_bounds__(PREP_THREADS) mgk_gterms(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs,
                                                            const ggc_mk_program* node, const ggc_mk_program* edge,
                                                            T* work, double* grad, int np) {
-    __shared__ T red[PREP_THREADS / 32];
+    GG_SHARED(T, red, [PREP_THREADS / 32]);
     const MgkJob jb = jobs[blockIdx.x];
     const GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
     const int64_t N = (int64_t)A.n * B.n;

@@ -94,8 +94,8 @@ template <typename T>
 __global__ void __launch_bounds__(SP_THREADS) sp_walk(ggc_sp_graphs X, ggc_sp_graphs Y, const SpJob* __restrict__ jobs,
                                                       int njobs, int* counter, const T* __restrict__ ltab, int L,
                                                       const T* work, double* out) {
-    __shared__ double red[SP_WARPS];
-    __shared__ int job_s;
+    GG_SHARED(double, red, [SP_WARPS]);
+    GG_SHARED(int, job_s, );
     for (;;) {
         const int job = next_job(counter, job_s);
         if (job >= njobs) return;

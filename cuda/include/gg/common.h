@@ -21,6 +21,13 @@
 #define GG_NO_UNROLL
 #endif
 
+// GG_SHARED(type, name, dims) declares a kernel's static shared variable
+// `type name dims`. The host emulation (cuda/hostref/emu.h) defines its own,
+// which gives every concurrently running block its own poisoned copy.
+#ifndef GG_SHARED
+#define GG_SHARED(type, name, dims) __shared__ type name dims
+#endif
+
 namespace gg {
 
 // popcount and count-trailing-zeros on 64-bit masks, on either side.
