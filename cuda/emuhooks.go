@@ -48,3 +48,18 @@ func emuReleaseHostBuffers() error {
 	C.gg_emu_release(fn)
 	return nil
 }
+
+// EmulatedLaunchTimeout makes the n-th next kernel launch of the emulated
+// library (libggcuda_emu.so) fail as a display driver's watchdog stops a
+// kernel (cudaErrorLaunchTimeout, the context lost until
+// EmulatedLaunchTimeout(0) restores it), for the tests of the timeout's
+// handling here and in pybind. It fails with ErrNoLibrary against a real
+// libggcuda.so, which lacks the hook.
+func EmulatedLaunchTimeout(n int64) error {
+	fn, _, err := libFn("ggc_emu_launch_timeout")
+	if err != nil {
+		return err
+	}
+	C.gg_emu_fail_after(fn, C.int64_t(n)) // the same signature: int64_t (int64_t)
+	return nil
+}

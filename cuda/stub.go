@@ -70,3 +70,7 @@ func ExplicitGram(X, Y *sparsegram.Features, symmetric bool, semiring sparsegram
 func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
 	return nil, ErrNotBuilt
 }
+
+// EmulatedLaunchTimeout is the emulated library's test hook; without CUDA
+// there is none.
+func EmulatedLaunchTimeout(n int64) error { return ErrNotBuilt }

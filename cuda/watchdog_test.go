@@ -3,6 +3,8 @@
 package cuda
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/graphgram/graphgram/cuda/internal/testgraphs"
@@ -34,4 +36,33 @@ func TestGPULaunchSplit(t *testing.T) {
 	compare(t, X, nil, nil, nil, true, opt, Float64)
 	compare(t, X, Y, nil, nil, false, opt, Float64)
 	compareGrad(t, X, nil, nil, nil, true, opt, Float64)
+}
+
+// TestGPULaunchTimeoutEmulated: a launch stopped by the watchdog (the
+// emulated library's cudaErrorLaunchTimeout) fails the call with
+// ErrLaunchTimeout naming the device and the launch's pairs; once the
+// context is restored the same call succeeds.
+func TestGPULaunchTimeoutEmulated(t *testing.T) {
+	requireGPU(t)
+	if err := EmulatedLaunchTimeout(0); err != nil {
+		t.Skipf("not the emulated library: %v", err)
+	}
+	defer EmulatedLaunchTimeout(0)
+	X, Y := suiteGraphs()
+	opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.05}
+	out := make([]float64, len(X)*len(Y))
+	if err := EmulatedLaunchTimeout(1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := MarginalizedGram(X, Y, nil, nil, false, opt, 0, Float64, out)
+	if !errors.Is(err, ErrLaunchTimeout) {
+		t.Fatalf("error %v, want ErrLaunchTimeout", err)
+	}
+	for _, want := range []string{"device 0, pairs X[0:", "× Y[0:", "cudaErrorLaunchTimeout"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	EmulatedLaunchTimeout(0)
+	compare(t, X, Y, nil, nil, false, opt, Float64)
 }

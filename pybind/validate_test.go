@@ -138,3 +138,65 @@ func TestDeviceValidationEmulated(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceLaunchTimeoutEmulated: a launch stopped by the watchdog (the
+// emulated library's planted cudaErrorLaunchTimeout) makes device="auto"
+// compute the call on the CPU with one warning naming the device and the
+// pairs, and every later call too (the device is marked lost, as Devices
+// reports); device="cuda" raises the same text.
+func TestDeviceLaunchTimeoutEmulated(t *testing.T) {
+	lib := os.Getenv("GGCUDA_TEST_LIB")
+	if lib == "" {
+		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
+	}
+	cuda.SetLibraryPath(lib)
+	defer resetValidations()
+	defer cuda.EmulatedLaunchTimeout(0)
+	x := testBatch(7)
+	cpu, _, err := computeGram(t, x, "cpu", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, device := range []string{"auto", "cuda"} {
+		resetValidations()
+		if _, warn, err := computeGram(t, x, device, lib, ""); err != nil || warn != "" { // validates the device
+			t.Fatalf("%s before the timeout: %v %q", device, err, warn)
+		}
+		if err := cuda.EmulatedLaunchTimeout(1); err != nil {
+			t.Fatal(err)
+		}
+		got, warn, err := computeGram(t, x, device, lib, "")
+		cuda.EmulatedLaunchTimeout(0)
+		text := warn
+		if device == "cuda" {
+			if err == nil {
+				t.Fatal("device='cuda': no error after the launch timed out")
+			}
+			text = err.Error()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"device 0, pairs X[0:7] × Y[0:7]", "watchdog", "cudaErrorLaunchTimeout", "device='cpu'"} {
+			if device == "auto" && want == "device='cpu'" {
+				want = "computing on the CPU"
+			}
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: %q lacks %q", device, text, want)
+			}
+		}
+		if device == "cuda" {
+			continue
+		}
+		for k := range cpu {
+			if got[k] != cpu[k] {
+				t.Fatalf("after the timeout, entry %d is %v, the CPU's %v", k, got[k], cpu[k])
+			}
+		}
+		if _, warn, err := computeGram(t, x, "auto", lib, ""); err != nil || warn != "" {
+			t.Errorf("the call after the timeout: %v, warning %q (want the CPU, silently)", err, warn)
+		}
+		if v := deviceValidation(t, lib); v == nil || v.State != "failed" || !strings.Contains(v.Detail, "cudaErrorLaunchTimeout") {
+			t.Errorf("Devices after the timeout: %+v", v)
+		}
+	}
+}

@@ -75,6 +75,29 @@ inline bool inject() {
         if (fail_countdown().compare_exchange_weak(n, n - 1)) return n == 1;
     return false;
 }
+// A watchdog's kill (ggc_emu_launch_timeout): timeout_countdown > 0 kernel
+// launches are left until one is stopped; lost then holds
+// cudaErrorLaunchTimeout (702) and, as on a real device whose context is
+// lost, no later kernel runs and every synchronization returns it.
+inline std::atomic<int64_t>& timeout_countdown() {
+    static std::atomic<int64_t> n{0};
+    return n;
+}
+inline std::atomic<int>& lost() {
+    static std::atomic<int> e{0};
+    return e;
+}
+// killed is true when a kernel about to run must not: the countdown selects
+// it (the context is then lost) or the context is lost already.
+inline bool killed() {
+    int64_t n = timeout_countdown().load();
+    while (n > 0)
+        if (timeout_countdown().compare_exchange_weak(n, n - 1)) {
+            if (n == 1) lost() = 702;
+            break;
+        }
+    return lost() != 0;
+}
 }  // namespace emu
 
 enum cudaError_t {
@@ -85,6 +108,7 @@ enum cudaError_t {
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
     cudaErrorNotReady = 600,
+    cudaErrorLaunchTimeout = 702,
     cudaErrorNotSupported = 801,
     cudaErrorSystemDriverMismatch = 803,
     cudaErrorCompatNotSupportedOnDevice = 804
@@ -213,6 +237,7 @@ inline void submit(stream* s, std::function<void()> op) {
 inline void launch_async(stream* s, unsigned grid, unsigned block, std::function<void()> fn,
                          const char* name = "kernel") {
     submit(s, [grid, block, fn, name] {
+        if (killed()) return;
         std::lock_guard<std::mutex> l(kernel_mu());
         launch(grid, block, fn, 0, name);
     });
@@ -257,6 +282,7 @@ inline void launch_async_dyn(stream* s, const void* kernel, unsigned grid, unsig
         return;
     }
     submit(s, [grid, block, smem, fn, name] {
+        if (killed()) return;
         std::lock_guard<std::mutex> l(kernel_mu());
         launch(grid, block, fn, smem, name);
     });
@@ -280,6 +306,7 @@ inline const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
     default: return "emulated error";
     }
 }
@@ -289,6 +316,7 @@ inline const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
     default: return "cudaErrorUnknown";
     }
 }
@@ -454,6 +482,7 @@ inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
         s->sync();
     else
         emu::sync_all();
+    if (emu::lost()) return (cudaError_t)emu::lost().load();
     return emu::inject() ? cudaErrorInvalidValue : cudaSuccess;
 }
 inline cudaError_t cudaEventCreate(cudaEvent_t* e) {
@@ -513,7 +542,7 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     }
     if (k == 0) return cudaSuccess;
     emu_wait_record(e, k, by, at);
-    return cudaSuccess;
+    return emu::lost() ? (cudaError_t)emu::lost().load() : cudaSuccess;
 }
 inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
     std::lock_guard<std::mutex> la(a->m);
@@ -536,6 +565,7 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
     return cudaSuccess;
 }
 inline cudaError_t cudaGetLastError() {
+    if (emu::lost()) return (cudaError_t)emu::lost().load();  // sticky
     const int e = emu::last_error();
     emu::last_error() = 0;
     return (cudaError_t)e;
@@ -554,4 +584,13 @@ extern "C" __attribute__((visibility("default"))) void ggc_emu_counts(int64_t* c
 // failure happened or none was set).
 extern "C" __attribute__((visibility("default"))) int64_t ggc_emu_fail_after(int64_t n) {
     return emu::fail_countdown().exchange(n > 0 ? n : 0);
+}
+// ggc_emu_launch_timeout(n): the n-th next kernel launch is stopped as by a
+// display driver's watchdog: it does not run, and the emulated context is
+// lost (cudaErrorLaunchTimeout from every synchronization, no kernel runs)
+// until ggc_emu_launch_timeout(0) restores it. Returns whether the context
+// was lost before the call.
+extern "C" __attribute__((visibility("default"))) int64_t ggc_emu_launch_timeout(int64_t n) {
+    emu::timeout_countdown() = n > 0 ? n : 0;
+    return n > 0 ? emu::lost().load() != 0 : emu::lost().exchange(0) != 0;
 }
