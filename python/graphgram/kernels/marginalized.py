@@ -265,6 +265,9 @@ class MarginalizedGraphKernel(GraphKernelBase):
         ``theta``: the free ones only, by the chain rule ∂/∂log θ = θ ∂/∂θ."""
         raw = self._raw_values()
         mask = self._free_mask()
+        if mask.all():
+            G *= raw  # in place: G is the call's own buffer, and may be gigabytes
+            return G
         return G[..., mask] * raw[mask]
 
     def _raw_diag_gradient(self, X):
@@ -289,7 +292,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
         if e:
             if Y is None:
                 dx = dy = np.diag(K).copy()
-                gx = gy = np.einsum("iik->ik", G)
+                gx = gy = np.einsum("iik->ik", G).copy()  # G changes in place below
             else:
                 dx, gx = self._raw_diag_gradient(X)
                 dy, gy = self._raw_diag_gradient(Y)
@@ -303,8 +306,15 @@ class MarginalizedGraphKernel(GraphKernelBase):
 
             rx, ry = relative(dx, gx), relative(dy, gy)
             K = cosine_normalize(K, dx, dy, e)
-            G = (G * (scale(dx)[:, None] * scale(dy)[None, :])[:, :, None]
-                 - 0.5 * e * K[:, :, None] * (rx[:, None, :] + ry[None, :, :]))
+            sx, sy = scale(dx), scale(dy)
+            # In place, by blocks of rows (about 64 Ki entries each): no
+            # temporary as large as G, which is n·m·n_dims.
+            step = max(1, 2**16 // max(1, G.shape[1] * G.shape[2]))
+            for a in range(0, G.shape[0], step):
+                b = slice(a, a + step)
+                Gb = G[b]
+                Gb *= (sx[b, None] * sy[None, :])[:, :, None]
+                Gb -= 0.5 * e * K[b, :, None] * (rx[b, None, :] + ry[None, :, :])
             if e == 1 and Y is None:
                 np.fill_diagonal(K, np.where(dx > 0, 1.0, 0.0))
         return K, np.ascontiguousarray(G)
