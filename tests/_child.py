@@ -16,6 +16,7 @@ hostile_cases() and prints one JSON line per case.
 
 import json
 import pickle
+import signal
 import sys
 import time
 
@@ -135,6 +136,11 @@ def hostile():
 
 
 if __name__ == "__main__":
+    # Ctrl-C as in a terminal, whatever this process inherited: a launcher that
+    # runs the tests in the background (`cmd &` in a non-interactive shell)
+    # starts them with SIGINT ignored, and Python then never raises
+    # KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     cmd = sys.argv[1]
     if cmd == "roundtrip":
         roundtrip(sys.argv[2], sys.argv[3])
