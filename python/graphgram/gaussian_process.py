@@ -146,6 +146,11 @@ def _rows(n):
     return range(0, n, _ROW_BLOCK)
 
 
+def _project(A, L):
+    """A L⁻ᵀ (L lower triangular): the Nyström features of the rows of A = K(X, Z)."""
+    return scipy.linalg.solve_triangular(L, A.T, lower=True, check_finite=False).T
+
+
 def _naming_inducing(f, X, Z, **kwargs):
     """f(X, Z, ...), its input errors saying that Y is the inducing graphs (the graph
     kernels call the second list of a call Y)."""
@@ -431,8 +436,11 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
 
     def _features(self, X, Z, L):
         """Φ = K(X, Z) L⁻ᵀ, so that Φ Φᵀ is the Nyström kernel."""
-        A = self._block(X, Z)
-        return scipy.linalg.solve_triangular(L, A.T, lower=True, check_finite=False).T
+        return _project(self._block(X, Z), L)
+
+    def _zz_factor(self, Z):
+        """The lower Cholesky factor of K(Z, Z) + εI (see :meth:`_factor`)."""
+        return self._factor(self.kernel._symmetric_gram(Z)[0])
 
     def _prepare(self, X, name="X"):
         self._check_params()
@@ -461,8 +469,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         X, Z = self._prepare(X)
         if eval_gradient:
             return self._value_gradient(X, Z)
-        Kzz = self.kernel._symmetric_gram(Z)[0]
-        L = self._factor(Kzz)
+        L = self._zz_factor(Z)
         P = self._features(X, Z, L)
         if Y is None:
             K = self._outer(P, P)
@@ -494,16 +501,17 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
           (n×n_dims); otherwise None.
         """
         k = self.kernel
+        W = GA = Gzz = None
         if eval_gradient:
             Kzz, Gzz = k._block_gradient(Z)
             A, GA = _naming_inducing(k._block_gradient, X, Z)
+            L = self._factor(Kzz)
+            # W = A B = A (K_ZZ + εI)⁻¹, P = A L⁻ᵀ: K̃ = P Pᵀ = W Aᵀ.
+            P = _project(A, L)
+            W = scipy.linalg.solve_triangular(L.T, P.T, lower=False, check_finite=False).T
         else:
-            Kzz, Gzz = k._symmetric_gram(Z)[0], None
-            A, GA = self._block(X, Z), None
-        L = self._factor(Kzz)
-        # W = A B = A (K_ZZ + εI)⁻¹, P = A L⁻ᵀ: K̃ = P Pᵀ = W Aᵀ.
-        P = scipy.linalg.solve_triangular(L, A.T, lower=True, check_finite=False).T
-        W = scipy.linalg.solve_triangular(L.T, P.T, lower=False, check_finite=False).T if eval_gradient else None
+            L = self._zz_factor(Z)
+            P = self._features(X, Z, L)
         kd = gkd = None
         if self.fitc:
             if eval_gradient:
@@ -539,8 +547,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         X, Z = self._prepare(X)
         if self.fitc:
             return self._kernel_diag(X)
-        L = self._factor(self.kernel._symmetric_gram(Z)[0])
-        P = self._features(X, Z, L)
+        P = self._features(X, Z, self._zz_factor(Z))
         return np.einsum("ij,ij->i", P, P)
 
     # --- scikit-learn transformer -------------------------------------------------
@@ -550,7 +557,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         if not hasattr(self, "inducing_graphs_"):
             raise NotFittedError("This LowRankGraphKernel has no inducing graphs yet: call fit(X) first")
         X, Z = self._prepare(X)
-        return self._features(X, Z, self._factor(self.kernel._symmetric_gram(Z)[0]))
+        return self._features(X, Z, self._zz_factor(Z))
 
 
 class LBFGS:
@@ -970,7 +977,7 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         if not (return_std or return_cov):
             return mean
         c, scale = self.signal_, self._y_train_std ** 2
-        P = scipy.linalg.solve_triangular(self._L_zz, A.T, lower=True, check_finite=False).T
+        P = _project(A, self._L_zz)
         V = scipy.linalg.solve_triangular(self._L_inner, P.T, lower=True, check_finite=False)   # L_M⁻¹ P_xᵀ
         # Prior c k̃ + σ² minus the explained part c² P_x Pᵀ K⁻¹ P P_xᵀ = c P_x (I − M⁻¹) P_xᵀ.
         d = k._kernel_diag(X) - np.einsum("ij,ij->i", P, P) if k.fitc else np.zeros(len(X))
