@@ -83,24 +83,16 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 // pairs only. Normalized kernels need it for the gradient of a rectangular
 // block K(X, Y), whose normalization reads both diagonals.
 func DiagGrad(X []*graph.Graph, startX [][]float64, opt Options, out, grad []float64) ([]Unconverged, error) {
-	o, err := opt.resolve()
+	xs, o, err := diagSetup(X, startX, opt, out, func(o *Options) error {
+		if np := NumParams(*o); len(grad) != len(X)*np {
+			return fmt.Errorf("mgk: grad has %d entries for %d graphs with %d parameters", len(grad), len(X), np)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := validate("X", X, startX, &o); err != nil {
 		return nil, err
 	}
 	np := NumParams(o)
-	switch {
-	case len(out) != len(X):
-		return nil, fmt.Errorf("mgk: out has %d entries for %d graphs", len(out), len(X))
-	case len(grad) != len(X)*np:
-		return nil, fmt.Errorf("mgk: grad has %d entries for %d graphs with %d parameters", len(grad), len(X), np)
-	}
-	xs, _, err := prepareSides(X, nil, startX, nil, &o)
-	if err != nil {
-		return nil, err
-	}
 	ps := selfPairs(xs)
 	return runPairs(xs, xs, ps, &o, true, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		k, g, res, adj := s.valueGrad(&o, np)
@@ -250,7 +242,7 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 			row[b.nlab[ip]] += c
 		}
 	}
-	ps.contract(gn, gs.cn, lg, lh, ps.nodeTable(a, b), a.ngl, b.ngl, gs.gv, func(la, lb int) {
+	contract(gn, gs.cn, lg, lh, ps.nodeTable(a, b), a.ngl, b.ngl, gs.gv, func(la, lb int) {
 		opt.NodeKernel.EvalGrad(G.Node(int(a.nrep[la])), H.Node(int(b.nrep[lb])), gs.gv)
 	})
 
@@ -283,7 +275,7 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 			row[b.elab[f]] += c * we * H.Weight[f]
 		}
 	}
-	ps.contract(gE, gs.ce, lg, lh, ps.edgeTable(a, b), a.egl, b.egl, gs.ge, func(la, lb int) {
+	contract(gE, gs.ce, lg, lh, ps.edgeTable(a, b), a.egl, b.egl, gs.ge, func(la, lb int) {
 		opt.EdgeKernel.EvalGrad(G.Edge(int(a.erep[la])), H.Edge(int(b.erep[lb])), gs.ge)
 	})
 	return K, adj
@@ -292,7 +284,7 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 // contract adds Σ c[la, lb]·∂κ(la, lb) over the lg×lh label pairs to g. The
 // kernel's gradients come from the call's table t (ids ga, gb) when there is
 // one, else from evalGrad(la, lb), which writes them to scratch.
-func (ps *pairSolver) contract(g, c []float64, lg, lh int, t *kernelTable, ga, gb []int32, scratch []float64, evalGrad func(la, lb int)) {
+func contract(g, c []float64, lg, lh int, t *kernelTable, ga, gb []int32, scratch []float64, evalGrad func(la, lb int)) {
 	np := len(g)
 	if t != nil && t.grad == nil {
 		t = nil // a table of values only

@@ -540,17 +540,7 @@ func Gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt O
 
 // Diag writes K(X[i], X[i]) to out[i].
 func Diag(X []*graph.Graph, startX [][]float64, opt Options, out []float64) ([]Unconverged, error) {
-	o, err := opt.resolve()
-	if err != nil {
-		return nil, err
-	}
-	if err := validate("X", X, startX, &o); err != nil {
-		return nil, err
-	}
-	if len(out) != len(X) {
-		return nil, fmt.Errorf("mgk: out has %d entries for %d graphs", len(out), len(X))
-	}
-	xs, _, err := prepareSides(X, nil, startX, nil, &o)
+	xs, o, err := diagSetup(X, startX, opt, out, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -565,6 +555,29 @@ func Diag(X []*graph.Graph, startX [][]float64, opt Options, out []float64) ([]U
 }
 
 // selfPairs are the pairs (i, i) of xs's distinct graphs, largest first.
+// diagSetup is the set-up of Diag and DiagGrad: opt resolved, X validated,
+// out checked (one entry per graph), then the caller's own check of its
+// other outputs (nil: none), and the sides of X.
+func diagSetup(X []*graph.Graph, startX [][]float64, opt Options, out []float64, check func(o *Options) error) (sideSet, Options, error) {
+	o, err := opt.resolve()
+	if err != nil {
+		return sideSet{}, o, err
+	}
+	if err := validate("X", X, startX, &o); err != nil {
+		return sideSet{}, o, err
+	}
+	if len(out) != len(X) {
+		return sideSet{}, o, fmt.Errorf("mgk: out has %d entries for %d graphs", len(out), len(X))
+	}
+	if check != nil {
+		if err := check(&o); err != nil {
+			return sideSet{}, o, err
+		}
+	}
+	xs, _, err := prepareSides(X, nil, startX, nil, &o)
+	return xs, o, err
+}
+
 func selfPairs(xs sideSet) []schedule.Pair {
 	ps := make([]schedule.Pair, len(xs.sides))
 	for i := range ps {
