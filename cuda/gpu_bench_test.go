@@ -55,14 +55,7 @@ func BenchmarkGPUMarginalized(b *testing.B) {
 // all pairs on the GPU.
 func BenchmarkGPUShortestPath(b *testing.B) {
 	requireGPU(b)
-	rng := rand.New(rand.NewPCG(61, 62))
-	var gs []*graph.Graph
-	for i := 0; i < 40; i++ {
-		n := 40 + rng.IntN(120)
-		gs = append(gs, testgraphs.Random(rng, n, 2*n, false))
-	}
-	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":2}`),
-		LengthKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":0}`)}
+	gs, opt := spTimingSet()
 	out := make([]float64, len(gs)*len(gs))
 	b.Run("cpu", func(b *testing.B) {
 		for b.Loop() {

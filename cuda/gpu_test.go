@@ -725,20 +725,27 @@ func TestGPUShortestPathOrderEmulated(t *testing.T) {
 	}
 }
 
-// TestGPUShortestPathTimings logs the FCSP stages' time against the CPU.
-func TestGPUShortestPathTimings(t *testing.T) {
-	requireGPU(t)
-	if short {
-		t.Skip("timings are not taken under compute-sanitizer")
-	}
+// spTimingSet is the shortest-path workload of the timings and benchmarks:
+// 40 random graphs of 40–159 nodes, Gaussian node and length kernels, hop
+// counts.
+func spTimingSet() ([]*graph.Graph, spkernel.Options) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	var gs []*graph.Graph
 	for i := 0; i < 40; i++ {
 		n := 40 + rng.IntN(120)
 		gs = append(gs, testgraphs.Random(rng, n, 2*n, false))
 	}
-	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":2}`),
+	return gs, spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":2}`),
 		LengthKernel: testgraphs.Parse(`{"kind":"square_exponential","length_scale":1.0,"col":0}`)}
+}
+
+// TestGPUShortestPathTimings logs the FCSP stages' time against the CPU.
+func TestGPUShortestPathTimings(t *testing.T) {
+	requireGPU(t)
+	if short {
+		t.Skip("timings are not taken under compute-sanitizer")
+	}
+	gs, opt := spTimingSet()
 	n := len(gs)
 	want := make([]float64, n*n)
 	t0 := time.Now()

@@ -83,15 +83,7 @@ func TestEmulatedGPUBlockSizes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			worst := 0.0
-			for k := range want {
-				e := relErr(got[k], want[k])
-				worst = max(worst, e)
-				if !(e <= spBound[prec]) {
-					t.Errorf("float%d: K[%d][%d] = %v, spkernel %v", prec, k/len(SX), k%len(SX), got[k], want[k])
-				}
-			}
-			t.Logf("float%d: worst relative error %.2g", prec, worst)
+			checkSP(t, got, want, prec, len(SX))
 		}
 	})
 }

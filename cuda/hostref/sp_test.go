@@ -95,15 +95,7 @@ func TestEmulatedSP(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							worst := 0.0
-							for k := range want {
-								e := relErr(got[k], want[k])
-								worst = max(worst, e)
-								if !(e <= spBound[prec]) {
-									t.Errorf("float%d: K[%d][%d] = %v, spkernel %v", prec, k/len(ys), k%len(ys), got[k], want[k])
-								}
-							}
-							t.Logf("float%d: worst relative error %.2g", prec, worst)
+							checkSP(t, got, want, prec, len(ys))
 						}
 					})
 				}
@@ -143,4 +135,19 @@ func TestEmulatedSPFloat32Large(t *testing.T) {
 			t.Errorf("pair %v: float32 %v, spkernel %v (relative error %.2g)", ij, got[k], w, e)
 		}
 	}
+}
+
+// checkSP compares an emulated shortest-path Gram matrix got (cols columns)
+// with spkernel's want within spBound[prec] and logs the worst error.
+func checkSP(t *testing.T, got, want []float64, prec, cols int) {
+	t.Helper()
+	worst := 0.0
+	for k := range want {
+		e := relErr(got[k], want[k])
+		worst = max(worst, e)
+		if !(e <= spBound[prec]) {
+			t.Errorf("float%d: K[%d][%d] = %v, spkernel %v", prec, k/cols, k%cols, got[k], want[k])
+		}
+	}
+	t.Logf("float%d: worst relative error %.2g", prec, worst)
 }
