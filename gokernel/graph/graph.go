@@ -125,6 +125,36 @@ func (g *Graph) Node(i int) []float64 { return g.NodeFeat[i*g.NodeCols : (i+1)*g
 // Edge returns the feature row of edge e.
 func (g *Graph) Edge(e int) []float64 { return g.EdgeFeat[e*g.EdgeCols : (e+1)*g.EdgeCols] }
 
+// PermuteEdges returns a copy of g whose edge k is edge order[k] of g, with
+// its weight and feature row; nodes are unchanged. It panics if order is not
+// a permutation of 0..NumEdges()-1.
+func (g *Graph) PermuteEdges(order []int) *Graph {
+	m := g.NumEdges()
+	if len(order) != m {
+		panic(fmt.Sprintf("graph: edge order of length %d for %d edges", len(order), m))
+	}
+	seen := make([]bool, m)
+	edges := make([]int64, 2*m)
+	weight := make([]float64, m)
+	feat := make([]float64, len(g.EdgeFeat))
+	c := g.EdgeCols
+	for k, e := range order {
+		if e < 0 || e >= m || seen[e] {
+			panic(fmt.Sprintf("graph: edge order is not a permutation: entry %d is %d", k, e))
+		}
+		seen[e] = true
+		edges[2*k], edges[2*k+1] = int64(g.EdgeU[e]), int64(g.EdgeV[e])
+		weight[k] = g.Weight[e]
+		copy(feat[k*c:(k+1)*c], g.Edge(e))
+	}
+	h, err := New(g.N, edges, weight, g.NodeFeat, g.NodeCols, feat, c)
+	if err != nil {
+		// g was valid and reordering its edges keeps it so.
+		panic("graph: edge-permuted graph invalid: " + err.Error())
+	}
+	return h
+}
+
 // Degrees returns d_i = Σ_j w_ij, a self-loop counted once.
 func (g *Graph) Degrees() []float64 {
 	d := make([]float64, g.N)

@@ -245,3 +245,40 @@ func FuzzUnpack(f *testing.F) {
 		}
 	})
 }
+
+func TestPermuteEdges(t *testing.T) {
+	// A triangle with a pendant edge and a self-loop, two edge feature columns.
+	g, err := New(4, []int64{0, 1, 1, 2, 2, 0, 2, 3, 3, 3}, []float64{1, 2, 3, 4, 5},
+		[]float64{10, 11, 12, 13}, 1, []float64{0, 1, 10, 11, 20, 21, 30, 31, 40, 41}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := []int{3, 0, 4, 2, 1}
+	h := g.PermuteEdges(order)
+	for k, e := range order {
+		if h.EdgeU[k] != g.EdgeU[e] || h.EdgeV[k] != g.EdgeV[e] || h.Weight[k] != g.Weight[e] || !slices.Equal(h.Edge(k), g.Edge(e)) {
+			t.Errorf("edge %d: got (%d, %d, %v, %v), want edge %d of g", k, h.EdgeU[k], h.EdgeV[k], h.Weight[k], h.Edge(k), e)
+		}
+	}
+	if !slices.Equal(h.Dense(), g.Dense()) || !slices.Equal(h.Degrees(), g.Degrees()) || !slices.Equal(h.NodeFeat, g.NodeFeat) {
+		t.Error("reordering the edges changed the adjacency, the degrees or the node features")
+	}
+	for i := 0; i < h.N; i++ {
+		for k := h.RowPtr[i]; k < h.RowPtr[i+1]; k++ {
+			e := h.EdgeOf[k]
+			if u, v := h.EdgeU[e], h.EdgeV[e]; (u != int32(i) && v != int32(i)) || h.Val[k] != h.Weight[e] {
+				t.Errorf("CSR entry %d of node %d points at edge %d (%d, %d)", k, i, e, u, v)
+			}
+		}
+	}
+	for _, bad := range [][]int{{0, 1, 2, 3}, {0, 1, 2, 3, 3}, {0, 1, 2, 3, 5}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("order %v: no panic", bad)
+				}
+			}()
+			g.PermuteEdges(bad)
+		}()
+	}
+}

@@ -2,6 +2,8 @@ package mgk
 
 import (
 	"math"
+	"math/bits"
+	"slices"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/schedule"
@@ -104,6 +106,43 @@ func newSweepLists(g *graph.Graph) sweepLists {
 		nd[hi]++
 	}
 	return s
+}
+
+// matchingOrder returns an order of g's edges in which they come as
+// matchings: greedy edge colouring gives each edge the smallest colour not yet
+// used at either endpoint, and the edges are listed colour by colour (in their
+// order within a colour). The sweeps' scatter updates the two endpoints of
+// the other graph's edges one edge after another: listed as matchings,
+// consecutive edges touch different entries, so no update waits for the
+// previous one's store (13 % of Gram time on drug-size molecules, where the
+// edges of a ring or chain otherwise follow each other). It returns nil when
+// the order is unchanged.
+func matchingOrder(g *graph.Graph) []int {
+	m := g.NumEdges()
+	used := make([]uint64, g.N) // colours in use at each node, bit c for colour c < 64
+	colour := make([]int, m)
+	sorted := true
+	for e := range m {
+		u, v := g.EdgeU[e], g.EdgeV[e]
+		free := ^(used[u] | used[v])
+		c := 63 // nodes of degree 64 and more share the last colour
+		if free != 0 {
+			c = bits.TrailingZeros64(free)
+		}
+		colour[e] = c
+		used[u] |= 1 << c
+		used[v] |= 1 << c
+		sorted = sorted && (e == 0 || colour[e-1] <= c)
+	}
+	if sorted {
+		return nil
+	}
+	order := make([]int, m)
+	for e := range order {
+		order[e] = e
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return colour[a] - colour[b] })
+	return order
 }
 
 // prepareSGS sets up the sweeps of the pair after prepare has filled the edge

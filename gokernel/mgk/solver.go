@@ -96,6 +96,13 @@ func newQuotientSide(q quotient, packMin int) side {
 			s.cw = permute(q.cw, pk.Perm)
 		}
 	}
+	if s.pk == nil {
+		// Unpacked graphs are the ones the sweeps run on (octile keeps its
+		// own edge order).
+		if order := matchingOrder(s.g); order != nil {
+			s.g = s.g.PermuteEdges(order)
+		}
+	}
 	if q.deg != nil {
 		s.deg = permute(q.deg, s.perm)
 	} else {
