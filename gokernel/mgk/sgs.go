@@ -497,11 +497,7 @@ func (ps *pairSolver) load(c *sgsCol, rhs []float64) {
 
 // begin finishes start once r̂ is in c.r.
 func (ps *pairSolver) begin(c *sgsCol, tol float64) {
-	dm := ps.xdm
-	c.rz = 0
-	for k, x := range c.r {
-		c.rz += x * x * dm[k]
-	}
+	c.rz = vec.WeightedNorm(c.r, ps.xdm)
 	// The first direction is Dm∘r̂: backward's update with beta = 0 on a
 	// zeroed p.
 	clear(c.p)

@@ -89,3 +89,21 @@ func DotGo(a, b []float64) float64 {
 	}
 	return s
 }
+
+// WeightedNorm returns Σ w_k r_k², the preconditioned residual norm of CG.
+func WeightedNorm(r, w []float64) float64 {
+	if SIMD && len(r) >= minSIMD {
+		return weightedNormSIMD(r, w)
+	}
+	return WeightedNormGo(r, w)
+}
+
+// WeightedNormGo is the portable WeightedNorm.
+func WeightedNormGo(r, w []float64) float64 {
+	w = w[:len(r)]
+	s := 0.0
+	for k, x := range r {
+		s += x * x * w[k]
+	}
+	return s
+}

@@ -13,3 +13,4 @@ func stepSIMD(y, r, p, ap, inv []float64, alpha float64) (float64, float64) {
 }
 func directionSIMD(p, t, r, inv, s []float64, beta float64) { DirectionGo(p, t, r, inv, s, beta) }
 func dotSIMD(a, b []float64) float64                        { return DotGo(a, b) }
+func weightedNormSIMD(r, w []float64) float64               { return WeightedNormGo(r, w) }

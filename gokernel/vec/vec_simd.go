@@ -99,3 +99,25 @@ func dotSIMD(a, b []float64) float64 {
 	archsimd.ClearAVXUpperBits()
 	return hsum(&v) + DotGo(a[k:], b[k:])
 }
+
+func weightedNormSIMD(r, w []float64) float64 {
+	n := len(r)
+	w = w[:n]
+	acc0 := archsimd.BroadcastFloat64x4(0)
+	acc1 := acc0
+	k := 0
+	for ; k+8 <= n; k += 8 {
+		r0, r1 := ld(r, k), ld(r, k+4)
+		acc0 = r0.Mul(r0).MulAdd(ld(w, k), acc0)
+		acc1 = r1.Mul(r1).MulAdd(ld(w, k+4), acc1)
+	}
+	if k+4 <= n {
+		r0 := ld(r, k)
+		acc0 = r0.Mul(r0).MulAdd(ld(w, k), acc0)
+		k += 4
+	}
+	var v [4]float64
+	acc0.Add(acc1).Store(&v)
+	archsimd.ClearAVXUpperBits()
+	return hsum(&v) + WeightedNormGo(r[k:], w[k:])
+}

@@ -62,6 +62,9 @@ func TestAgainstGo(t *testing.T) {
 			if got, want := Dot(a, b), DotGo(a, b); !close(got, want, float64(n)) {
 				t.Fatalf("Dot = %v, want %v", got, want)
 			}
+			if got, want := WeightedNorm(a, b), WeightedNormGo(a, b); !close(got, want, float64(n)) {
+				t.Fatalf("WeightedNorm = %v, want %v", got, want)
+			}
 		})
 	}
 }
