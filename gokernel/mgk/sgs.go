@@ -145,31 +145,61 @@ func matchingOrder(g *graph.Graph) []int {
 	return order
 }
 
-// prepareSGS sets up the sweeps of the pair after prepare has filled the edge
-// table (with edgeOperator's self-loop factors) and the diagonal: the unscaled
-// diagonals xdm = Dp/v, xinv = v/Dp and dk = (2Dp − Dm)/v (0 where v = 0), the
-// work vectors, and for every node of G with self-loops the summed table row
-// w_e·w'_f·κe over its loops (H's self-loops zeroed: they lie on the diagonal).
+// loopDiagonals corrects the SGS diagonals fill set for the node pairs
+// (i, i') where both nodes carry self-loops, the only entries of M's diagonal
+// other than dd: with Dm = dd − v·Σ w_e w'_f κe over the pairs of loops
+// (before edgeOperator's halving), the preconditioner's diagonal Dp is Dm, or
+// dd where Dm ≤ 0 (M is then not positive definite, and CG will report the
+// breakdown; a positive Dp keeps that clean), and xdm = Dp/v, xinv = v/Dp,
+// dk = (2Dp − Dm)/v (0 where v = 0). ps.diag holds the loop sums (scratch).
+func (ps *pairSolver) loopDiagonals() {
+	a, b := ps.a, ps.b
+	if len(a.sw.loop) == 0 || len(b.sw.loop) == 0 {
+		return
+	}
+	g, h := a.g, b.g
+	mh := h.NumEdges()
+	at := func(e, f int32) int { return int(g.EdgeU[e])*h.N + int(h.EdgeU[f]) }
+	for _, e := range a.sw.loop {
+		for _, f := range b.sw.loop {
+			ps.diag[at(e, f)] = 0
+		}
+	}
+	for _, e := range a.sw.loop {
+		for _, f := range b.sw.loop {
+			ps.diag[at(e, f)] += ps.cache[int(e)*mh+int(f)]
+		}
+	}
+	// A node pair with several loop pairs is recomputed once per pair, each
+	// time from the same sums.
+	for _, e := range a.sw.loop {
+		for _, f := range b.sw.loop {
+			k := at(e, f)
+			v, dd := ps.v[k], ps.dd[k]
+			if v == 0 {
+				ps.xdm[k], ps.xinv[k], ps.dk[k] = 0, 0, 0
+				continue
+			}
+			dm := dd - v*ps.diag[k]
+			dp := dm
+			if !(dm > 0) {
+				dp = dd
+				ps.dkIsDm = false
+			}
+			ps.xdm[k], ps.xinv[k], ps.dk[k] = dp/v, v/dp, (2*dp-dm)/v
+		}
+	}
+}
+
+// prepareSGS sets up the sweeps of the pair once prepare has filled the edge
+// table (with edgeOperator's self-loop factors) and the diagonals: the work
+// vectors, and for every node of G with self-loops the summed table row
+// w_e·w'_f·κe over its loops (H's self-loops zeroed: they lie on the
+// diagonal).
 func (ps *pairSolver) prepareSGS() {
 	g, h := ps.a.g, ps.b.g
-	n, mh := g.N*h.N, h.NumEdges()
+	mh := h.NumEdges()
 	ps.acc = grow(ps.acc, h.N)
-	ps.xdm, ps.xinv = grow(ps.xdm, n), grow(ps.xinv, n)
-	ps.dkIsDm = true
-	for k, d := range ps.diag[:n] {
-		v := ps.v[k]
-		if d != ps.dk[k] {
-			ps.dkIsDm = false // the preconditioner's diagonal was fixed
-		}
-		if v == 0 {
-			ps.xdm[k], ps.xinv[k], ps.dk[k] = 0, 0, 0
-			continue
-		}
-		// dk held the true diagonal Dm; the preconditioner's is Dp = diag.
-		ps.dk[k] = (2*d - ps.dk[k]) / v
-		ps.xdm[k] = d / v
-		ps.xinv[k] = v / d
-	}
 	sw := &ps.a.sw
 	ps.loopOff = ps.loopOff[:0]
 	ps.loopRows = ps.loopRows[:0]

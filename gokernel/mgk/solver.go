@@ -45,6 +45,9 @@ type side struct {
 	// deg holds d_i = Σ_j w_ij, with 1 in place of 0 so isolated nodes keep a
 	// finite diagonal (GraphDot's convention).
 	deg []float64
+	// invDeg holds 1/deg: the SGS set-up multiplies by it instead of
+	// dividing by every d_i d'_i'.
+	invDeg []float64
 	// start holds the start probabilities in solver order; nil means all ones.
 	start []float64
 	// sw lists g's edges by endpoint for the Gauss–Seidel sweeps.
@@ -108,10 +111,12 @@ func newQuotientSide(q quotient, packMin int) side {
 	} else {
 		s.deg = s.g.Degrees()
 	}
+	s.invDeg = make([]float64, len(s.deg))
 	for i, x := range s.deg {
 		if x == 0 {
 			s.deg[i] = 1
 		}
+		s.invDeg[i] = 1 / s.deg[i]
 	}
 	s.sw = newSweepLists(s.g)
 	s.nlab, s.nrep = rowLabels(s.g.N, s.g.Node)
@@ -208,8 +213,9 @@ type pairSolver struct {
 	// vPos reports κv > 0 on every node pair (GramGrad then needs no
 	// product with W beyond the solves).
 	vPos bool
-	// kv and ke hold κv and κe per pair of node and edge labels, skv √κv.
-	kv, skv, ke []float64
+	// kv and ke hold κv and κe per pair of node and edge labels, skv √κv
+	// and kvInv 1/κv (0 where κv = 0).
+	kv, skv, kvInv, ke []float64
 	// tab holds the call's base-kernel tables (nil pointers: none).
 	tab *labelTables
 	// gs is the gradient's scratch space (GramGrad only).
@@ -238,6 +244,12 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	n := g.N * h.N
 	for _, s := range []*[]float64{&ps.v, &ps.s, &ps.dd, &ps.diag, &ps.inv, &ps.sol, &ps.r, &ps.p, &ps.ap, &ps.t} {
 		*s = grow(*s, n)
+	}
+	op := ps.choose(a, b, opt)
+	ps.sgs = op == opEdge && opt.Solver != SolverJacobi
+	ps.tol, ps.adjTol = tolFor(opt, ps.sgs), adjTolFor(opt, ps.sgs)
+	if ps.sgs {
+		ps.dk, ps.xdm, ps.xinv = grow(ps.dk, n), grow(ps.xdm, n), grow(ps.xinv, n)
 	}
 
 	scale := 1 / ((1 - opt.Q) * (1 - opt.Q))
@@ -268,31 +280,9 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	for _, v := range ps.kv[:lg*lh] {
 		ps.vPos = ps.vPos && v > 0
 	}
-	for i := 0; i < g.N; i++ {
-		row := int(a.nlab[i]) * lh
-		kv, skv := ps.kv[row:row+lh], ps.skv[row:row+lh]
-		di := a.deg[i] * scale
-		vs, ss, ds := ps.v[i*h.N:(i+1)*h.N], ps.s[i*h.N:(i+1)*h.N], ps.dd[i*h.N:(i+1)*h.N]
-		for ip, l := range b.nlab[:h.N] {
-			vs[ip], ss[ip] = kv[l], skv[l]
-			ds[ip] = di * b.deg[ip]
-		}
-	}
-	ps.cw = nil
-	if a.cw != nil || b.cw != nil {
-		ps.cwBuf = grow(ps.cwBuf, n)
-		ps.cw = ps.cwBuf
-		for i := 0; i < g.N; i++ {
-			for ip := 0; ip < h.N; ip++ {
-				ps.cw[i*h.N+ip] = a.c(i) * b.c(ip)
-			}
-		}
-	}
+	ps.fill(scale)
 
 	mg, mh := g.NumEdges(), h.NumEdges()
-	op := ps.choose(a, b, opt)
-	ps.sgs = op == opEdge && opt.Solver != SolverJacobi
-	ps.tol, ps.adjTol = tolFor(opt, ps.sgs), adjTolFor(opt, ps.sgs)
 	cached := op == opEdge || op == opCSRCached
 	if cached {
 		// The edge kernel is evaluated once per pair of undirected edges into
@@ -326,27 +316,10 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		}
 	}
 
-	// Jacobi diagonal: M's diagonal is dd − v·W_diag, where W_diag comes only
-	// from pairs of self-loops at i and i'.
-	copy(ps.diag, ps.dd)
-	for e := 0; e < mg; e++ {
-		i := int(g.EdgeU[e])
-		if i != int(g.EdgeV[e]) {
-			continue
-		}
-		for f := 0; f < mh; f++ {
-			ip := int(h.EdgeU[f])
-			if ip != int(h.EdgeV[f]) {
-				continue
-			}
-			var w float64
-			if cached {
-				w = ps.cache[e*mh+f]
-			} else {
-				w = g.Weight[e] * h.Weight[f] * opt.EdgeKernel.Eval(g.Edge(e), h.Edge(f))
-			}
-			ps.diag[i*h.N+ip] -= ps.v[i*h.N+ip] * w
-		}
+	if ps.sgs {
+		ps.loopDiagonals()
+	} else {
+		ps.jacobiDiagonal(cached)
 	}
 
 	switch op {
@@ -359,15 +332,18 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		ps.csr = csrOperator{g: g, h: h, cache: ps.cache, ek: opt.EdgeKernel}
 		ps.w = &ps.csr
 	case opEdge:
-		// Fold in the self-loop factors edgeOperator needs (exact: powers of 2).
-		for e := 0; e < mg; e++ {
-			le := g.EdgeU[e] == g.EdgeV[e]
-			row := ps.cache[e*mh : (e+1)*mh]
-			for f := range row {
-				if le {
-					row[f] *= 0.5
-				}
-				if h.EdgeU[f] == h.EdgeV[f] {
+		// Fold in the self-loop factors edgeOperator needs (exact: powers of
+		// 2): a half for a loop of G (its rows) and for a loop of H (its
+		// columns).
+		for _, e := range a.sw.loop {
+			for f, c := range ps.cache[int(e)*mh : (int(e)+1)*mh] {
+				ps.cache[int(e)*mh+f] = 0.5 * c
+			}
+		}
+		if len(b.sw.loop) > 0 {
+			for e := range mg {
+				row := ps.cache[e*mh : (e+1)*mh]
+				for _, f := range b.sw.loop {
 					row[f] *= 0.5
 				}
 			}
@@ -375,24 +351,98 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		ps.edge = edgeOperator{g: g, h: h, cache: ps.cache}
 		ps.w = &ps.edge
 	}
-
 	if ps.sgs {
-		ps.dk = grow(ps.dk, n)
-		copy(ps.dk, ps.diag)
+		ps.prepareSGS()
+	}
+	return nil
+}
+
+// fill sets v = κv, s = √κv, dd = d⊗d'/(1−q)² (scale = 1/(1−q)²) and the
+// quotient weights cw for every node pair, and, for SGS, the diagonals xdm,
+// xinv and dk of a pair without self-loop pairs (loopDiagonals corrects the
+// others), from the per-label values and the sides' inverse degrees: no
+// division per node pair.
+func (ps *pairSolver) fill(scale float64) {
+	a, b := ps.a, ps.b
+	nh := b.g.N
+	lh := len(b.nrep)
+	if ps.sgs {
+		ps.kvInv = grow(ps.kvInv, len(ps.kv))
+		for l, v := range ps.kv {
+			ps.kvInv[l] = 0
+			if v > 0 {
+				ps.kvInv[l] = 1 / v
+			}
+		}
+	}
+	ps.cw = nil
+	if a.cw != nil || b.cw != nil {
+		ps.cwBuf = grow(ps.cwBuf, a.g.N*nh)
+		ps.cw = ps.cwBuf
+	}
+	bl, bd, bi := b.nlab[:nh], b.deg[:nh], b.invDeg[:nh]
+	for i := 0; i < a.g.N; i++ {
+		row := int(a.nlab[i]) * lh
+		kv, skv := ps.kv[row:row+lh], ps.skv[row:row+lh]
+		di := a.deg[i] * scale
+		base := i * nh
+		vs, ss, ds := ps.v[base:base+nh], ps.s[base:base+nh], ps.dd[base:base+nh]
+		for ip, l := range bl {
+			vs[ip], ss[ip] = kv[l], skv[l]
+			ds[ip] = di * bd[ip]
+		}
+		if ps.cw != nil {
+			ca, cs := a.c(i), ps.cw[base:base+nh]
+			for ip := range cs {
+				cs[ip] = ca * b.c(ip)
+			}
+		}
+		if !ps.sgs {
+			continue
+		}
+		// Without self-loop pairs M's diagonal is dd: xdm = dk = dd/v and
+		// xinv = v/dd (0 where v = 0).
+		kvInv := ps.kvInv[row : row+lh]
+		ii := a.invDeg[i] / scale
+		xdm, xinv, dk := ps.xdm[base:base+nh], ps.xinv[base:base+nh], ps.dk[base:base+nh]
+		for ip, l := range bl {
+			x := ds[ip] * kvInv[l]
+			xdm[ip], dk[ip] = x, x
+			xinv[ip] = vs[ip] * (ii * bi[ip])
+		}
+	}
+	ps.dkIsDm = true
+}
+
+// jacobiDiagonal sets the Jacobi diagonal diag and its inverse inv. M's
+// diagonal is dd − v·W_diag, where W_diag comes only from pairs of
+// self-loops at i and i'. A non-positive diagonal means M is not positive
+// definite (a self-loop pair with κv·κe above 1/(1−q)²); CG will then break
+// down and report it. The preconditioner is kept positive so that it does so
+// cleanly.
+func (ps *pairSolver) jacobiDiagonal(cached bool) {
+	g, h := ps.a.g, ps.b.g
+	mh := h.NumEdges()
+	copy(ps.diag, ps.dd)
+	for _, e := range ps.a.sw.loop {
+		i := int(g.EdgeU[e])
+		for _, f := range ps.b.sw.loop {
+			ip := int(h.EdgeU[f])
+			var w float64
+			if cached {
+				w = ps.cache[int(e)*mh+int(f)]
+			} else {
+				w = g.Weight[e] * h.Weight[f] * ps.opt.EdgeKernel.Eval(g.Edge(int(e)), h.Edge(int(f)))
+			}
+			ps.diag[i*h.N+ip] -= ps.v[i*h.N+ip] * w
+		}
 	}
 	for k, d := range ps.diag {
-		// A non-positive diagonal means M is not positive definite (a self-loop
-		// pair with κv·κe above 1/(1−q)²); CG will then break down and report
-		// it. Keep the preconditioner positive so that it does so cleanly.
 		if !(d > 0) {
 			ps.diag[k] = ps.dd[k]
 		}
 		ps.inv[k] = 1 / ps.diag[k]
 	}
-	if ps.sgs {
-		ps.prepareSGS()
-	}
-	return nil
 }
 
 // apply sets dst = M·src = dd∘src − s∘W(s∘src) and returns srcᵀ·dst, which CG
