@@ -635,9 +635,15 @@ func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float6
 	c1 := ps.col1(y1, n)
 	c2 := &ps.cols[1]
 	c2.r, c2.p, c2.ap, c2.t, c2.y = ps.r2[:n], ps.p2[:n], ps.ap2[:n], ps.t2[:n], y2[:n]
-	ps.start2(c1, rhs1, tol1, c2, rhs2, tol2)
-	c1.check(maxIter, ps.opt.Control)
-	c2.check(maxIter, ps.opt.Control)
+	if ps.canInterleave() {
+		if ps.lockstep(c1, rhs1, tol1, c2, rhs2, tol2, maxIter) {
+			return c1.res, c2.res
+		}
+	} else {
+		ps.start2(c1, rhs1, tol1, c2, rhs2, tol2)
+		c1.check(maxIter, ps.opt.Control)
+		c2.check(maxIter, ps.opt.Control)
+	}
 	for !c1.done && !c2.done {
 		ps.backward2(c1.t, c1.p, c1.r, c1.beta, c2.t, c2.p, c2.r, c2.beta)
 		pap1, pap2 := ps.forward2(c1, c2, false)

@@ -202,11 +202,13 @@ type pairSolver struct {
 	// column's vectors of cgSGS2.
 	cols                  [2]sgsCol
 	acc2, r2, p2, ap2, t2 []float64
-	xdm                   []float64
-	xinv                  []float64
-	dkIsDm                bool
-	loopRows              []float64
-	loopOff               []int32
+	// il holds cgSGS2's interleaved columns (sgs2.go).
+	il       interleaved
+	xdm      []float64
+	xinv     []float64
+	dkIsDm   bool
+	loopRows []float64
+	loopOff  []int32
 	// cw is the product of the sides' class weights (quotient graphs), nil
 	// when neither side is a quotient.
 	cw, cwBuf []float64

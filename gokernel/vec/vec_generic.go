@@ -11,6 +11,19 @@ func shiftedScaleSIMD(dst, d, s, x []float64) float64 { return ShiftedScaleGo(ds
 func stepSIMD(y, r, p, ap, inv []float64, alpha float64) (float64, float64) {
 	return StepGo(y, r, p, ap, inv, alpha)
 }
-func directionSIMD(p, t, r, inv, s []float64, beta float64) { DirectionGo(p, t, r, inv, s, beta) }
-func dotSIMD(a, b []float64) float64                        { return DotGo(a, b) }
-func weightedNormSIMD(r, w []float64) float64               { return WeightedNormGo(r, w) }
+func directionSIMD(p, t, r, inv, s []float64, beta float64)        { DirectionGo(p, t, r, inv, s, beta) }
+func dotSIMD(a, b []float64) float64                               { return DotGo(a, b) }
+func weightedNormSIMD(r, w []float64) float64                      { return WeightedNormGo(r, w) }
+func scatter2SIMD(acc, x [][2]float64, c []float64, ends []uint64) { Scatter2Go(acc, x, c, ends) }
+func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (float64, float64) {
+	return Step2Go(y, r, p, ap, inv, alpha1, alpha2)
+}
+func sweepBack2SIMD(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
+	SweepBack2Go(t, x, r, dm, inv, acc, beta1, beta2)
+}
+func sweepSolve2SIMD(t, x, inv, acc [][2]float64) {
+	SweepSolve2Go(t, x, inv, acc)
+}
+func sweepForward2SIMD(t, ap, x, inv, acc [][2]float64) (float64, float64) {
+	return SweepForward2Go(t, ap, x, inv, acc)
+}

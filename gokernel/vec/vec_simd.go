@@ -121,3 +121,90 @@ func weightedNormSIMD(r, w []float64) float64 {
 	archsimd.ClearAVXUpperBits()
 	return hsum(&v) + WeightedNormGo(r[k:], w[k:])
 }
+
+// The two-column versions run both columns of an entry in one 128-bit
+// vector (VEX-encoded, which leaves the upper halves clean).
+
+type f2 = archsimd.Float64x2
+
+func bc2(x float64) f2 { return archsimd.BroadcastFloat64x2(x) }
+
+func scatter2SIMD(acc, x [][2]float64, c []float64, ends []uint64) {
+	ends = ends[:len(c)]
+	for f, cf := range c {
+		ab := ends[f]
+		pa, pb := &acc[uint32(ab)], &acc[ab>>32]
+		xa, xb := archsimd.LoadFloat64x2(&x[uint32(ab)]), archsimd.LoadFloat64x2(&x[ab>>32])
+		cv := bc2(cf)
+		archsimd.LoadFloat64x2(pa).Add(cv.Mul(xb)).Store(pa)
+		archsimd.LoadFloat64x2(pb).Add(cv.Mul(xa)).Store(pb)
+	}
+}
+
+// step2SIMD keeps stepSIMD's four lanes (entries k mod 4) as four two-column
+// accumulators and adds them up in hsum's order.
+func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
+	n := len(inv)
+	y, r, p, ap = y[:n], r[:n], p[:n], ap[:n]
+	al := bc2(alpha1).SetElem(1, alpha2)
+	// Entry k of Step's loop for both columns, into accumulator z.
+	one := func(k int, z f2) f2 {
+		yk, rk := &y[k], &r[k]
+		archsimd.LoadFloat64x2(&p[k]).MulAdd(al, archsimd.LoadFloat64x2(yk)).Store(yk)
+		rv := archsimd.LoadFloat64x2(rk).Sub(archsimd.LoadFloat64x2(&ap[k]).Mul(al))
+		rv.Store(rk)
+		return rv.Mul(rv).MulAdd(archsimd.LoadFloat64x2(&inv[k]), z)
+	}
+	z0 := bc2(0)
+	z1, z2, z3 := z0, z0, z0
+	k := 0
+	for ; k+4 <= n; k += 4 {
+		z0 = one(k, z0)
+		z1 = one(k+1, z1)
+		z2 = one(k+2, z2)
+		z3 = one(k+3, z3)
+	}
+	var v0, v1, v2, v3 [2]float64
+	z0.Store(&v0)
+	z1.Store(&v1)
+	z2.Store(&v2)
+	z3.Store(&v3)
+	archsimd.ClearAVXUpperBits()
+	t1, t2 := Step2Go(y[k:], r[k:], p[k:], ap[k:], inv[k:], alpha1, alpha2)
+	return ((v0[0] + v1[0]) + (v2[0] + v3[0])) + t1, ((v0[1] + v1[1]) + (v2[1] + v3[1])) + t2
+}
+
+func sweepBack2SIMD(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
+	n := len(dm)
+	t, x, r, inv, acc = t[:n], x[:n], r[:n], inv[:n], acc[:n]
+	b := bc2(beta1).SetElem(1, beta2)
+	for k := range dm {
+		xk := archsimd.LoadFloat64x2(&r[k]).Mul(archsimd.LoadFloat64x2(&dm[k])).Add(b.Mul(archsimd.LoadFloat64x2(&x[k])))
+		xk.Store(&x[k])
+		xk.Add(archsimd.LoadFloat64x2(&acc[k])).Mul(archsimd.LoadFloat64x2(&inv[k])).Store(&t[k])
+	}
+}
+
+func sweepSolve2SIMD(t, x, inv, acc [][2]float64) {
+	n := len(inv)
+	t, x, acc = t[:n], x[:n], acc[:n]
+	for k := range inv {
+		archsimd.LoadFloat64x2(&x[k]).Add(archsimd.LoadFloat64x2(&acc[k])).Mul(archsimd.LoadFloat64x2(&inv[k])).Store(&t[k])
+	}
+}
+
+func sweepForward2SIMD(t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
+	n := len(inv)
+	t, ap, x, acc = t[:n], ap[:n], x[:n], acc[:n]
+	dot := bc2(0)
+	for k := range inv {
+		xk := archsimd.LoadFloat64x2(&x[k])
+		a := xk.Add(archsimd.LoadFloat64x2(&acc[k])).Mul(archsimd.LoadFloat64x2(&inv[k]))
+		a.Sub(archsimd.LoadFloat64x2(&t[k])).Store(&t[k])
+		a.Store(&ap[k])
+		dot = dot.Add(xk.Mul(a))
+	}
+	var d [2]float64
+	dot.Store(&d)
+	return d[0], d[1]
+}

@@ -1,0 +1,230 @@
+package mgk
+
+import (
+	"math"
+
+	"github.com/graphgram/graphgram/gokernel/vec"
+)
+
+// Two solves in one pass.
+//
+// cgSGS2 runs GramGrad's primal and adjoint solves in lockstep. Where G has
+// no self-loops (no loop rows in the sweeps) and the preconditioner's
+// diagonal is M's, lockstep keeps both columns' vectors side by side, entry
+// k of column c at [k][c]: the sweeps then read the edge table, the edge
+// lists and the diagonals once for both columns, and each update of the
+// scatter moves two adjacent numbers in one vector operation. Every column's
+// arithmetic is still that of cgSGS alone, operation for operation and in
+// the same order (the two-column functions of package vec), so that
+// GramGrad's K is Gram's bit for bit.
+
+// interleaved holds the two columns' vectors of lockstep and the sweeps'
+// diagonals xdm and xinv twice (one entry per product node), and the sweeps'
+// block accumulator (one per node of H).
+type interleaved struct {
+	r, p, ap, t, y, dm, inv, acc [][2]float64
+}
+
+// grow2 is grow for two-column vectors.
+func grow2(s [][2]float64, n int) [][2]float64 {
+	if cap(s) < n {
+		return make([][2]float64, n)
+	}
+	return s[:n]
+}
+
+// canInterleave reports whether lockstep applies to the pair: no loop rows
+// (G without self-loops) and dk = Dm, the sweeps' common case.
+func (ps *pairSolver) canInterleave() bool {
+	return len(ps.a.sw.loop) == 0 && ps.dkIsDm
+}
+
+// lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2) as start2, the
+// lockstep loop, run1 and finish2 would, on interleaved vectors: a column
+// done before the other is frozen (its y kept aside, its updates discarded)
+// while the other goes on, and both are finished by one interleaved sweep,
+// leaving x in c1.y and c2.y. On a breakdown it stops early instead and
+// leaves the columns' r, p and y in their own vectors, as cgSGS2's loop would
+// have them, and reports false: cgSGS2 then goes on alone.
+func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64, maxIter int) bool {
+	n, nh := len(rhs1), ps.b.g.N
+	il := &ps.il
+	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.y, &il.dm, &il.inv} {
+		*v = grow2(*v, n)
+	}
+	for k, d := range ps.xdm[:n] {
+		il.dm[k] = [2]float64{d, d}
+		il.inv[k] = [2]float64{ps.xinv[k], ps.xinv[k]}
+	}
+	il.acc = grow2(il.acc, nh)
+	// load: p = u (0 where v = 0), y = 0.
+	for k, s := range ps.s[:n] {
+		if s > 0 {
+			il.p[k] = [2]float64{rhs1[k], rhs2[k]}
+		} else {
+			il.p[k] = [2]float64{}
+		}
+	}
+	clear(il.y)
+	// r̂ = E⁻¹ u, then begin on each column's own copy of r̂.
+	ps.forwardX(true)
+	split(il.r, c1.r, c2.r)
+	ps.begin(c1, tol1)
+	ps.begin(c2, tol2)
+	clear(il.p)
+	ctl := ps.opt.Control
+	cols := [2]*sgsCol{c1, c2}
+	// done records the columns whose y is kept aside in their own vector.
+	var done [2]bool
+	freeze := func() {
+		for c, col := range cols {
+			if col.check(maxIter, ctl); col.done && !done[c] {
+				done[c] = true
+				column(il.y, col.y, c)
+			}
+		}
+	}
+	freeze()
+	for !c1.done || !c2.done {
+		// A frozen column steps with beta = alpha = 0: its vectors stay
+		// finite, and what it computes is discarded.
+		var beta, alpha [2]float64
+		for c, col := range cols {
+			if !col.done {
+				beta[c] = col.beta
+			}
+		}
+		ps.backwardX(beta[0], beta[1], false)
+		pap1, pap2 := ps.forwardX(false)
+		if !c1.done && !stepOK(pap1) || !c2.done && !stepOK(pap2) {
+			// A breakdown ends its column: step each open column alone
+			// (step reports the breakdown).
+			split(il.r, c1.r, c2.r)
+			split(il.p, c1.p, c2.p)
+			split(il.ap, c1.ap, c2.ap)
+			for c, col := range cols {
+				if !done[c] {
+					column(il.y, col.y, c)
+				}
+			}
+			for c, pap := range [2]float64{pap1, pap2} {
+				if !cols[c].done {
+					ps.step(cols[c], pap)
+					cols[c].check(maxIter, ctl)
+				}
+			}
+			return false
+		}
+		for c, pap := range [2]float64{pap1, pap2} {
+			if !cols[c].done {
+				alpha[c] = cols[c].rz / pap
+			}
+		}
+		rz1, rz2 := vec.Step2(il.y, il.r, il.p, il.ap, il.dm, alpha[0], alpha[1])
+		for c, rz := range [2]float64{rz1, rz2} {
+			if col := cols[c]; !col.done {
+				col.beta, col.rz = rz/col.rz, rz
+				col.it++
+			}
+		}
+		freeze()
+	}
+	// x = E⁻ᵀ ŷ for both columns in one backward sweep, from the ŷ kept
+	// aside; 0 where v = 0.
+	for c, col := range cols {
+		interleave(col.y, il.y, c)
+	}
+	ps.backwardX(0, 0, true)
+	for k, s := range ps.s[:n] {
+		if s > 0 {
+			c1.y[k], c2.y[k] = il.t[k][0], il.t[k][1]
+		} else {
+			c1.y[k], c2.y[k] = 0, 0
+		}
+	}
+	return true
+}
+
+// stepOK reports whether pᵀÂp lets CG step (see step).
+func stepOK(pap float64) bool { return pap > 0 && !math.IsInf(pap, 0) }
+
+// scatterX is scatter for the interleaved columns: acc[a'] += c·x_j[b'],
+// acc[b'] += c·x_j[a'] in both.
+func (ps *pairSolver) scatterX(i int, ptr, edges, to []int32, acc, x [][2]float64) {
+	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
+	hab := ps.b.sw.ends[:mh]
+	for k := ptr[i]; k < ptr[i+1]; k++ {
+		e, j := int(edges[k]), int(to[k])
+		vec.Scatter2(acc, x[j*nh:(j+1)*nh], ps.cache[e*mh:(e+1)*mh], hab)
+	}
+}
+
+// backwardX is backward with the direction update (r non-nil) for the
+// two columns, with their betas; with finish set it is backward without it
+// (r nil: finish's t = E⁻ᵀ y), and the betas are not used.
+func (ps *pairSolver) backwardX(beta1, beta2 float64, finish bool) {
+	nh := ps.b.g.N
+	sw := &ps.a.sw
+	il := &ps.il
+	acc := il.acc[:nh]
+	for i := ps.a.g.N - 1; i >= 0; i-- {
+		clear(acc)
+		ps.scatterX(i, sw.upPtr, sw.up, sw.upTo, acc, il.t)
+		b, e := i*nh, (i+1)*nh
+		t, inv := il.t[b:e], il.inv[b:e]
+		if finish {
+			vec.SweepSolve2(t, il.y[b:e], inv, acc)
+			continue
+		}
+		vec.SweepBack2(t, il.p[b:e], il.r[b:e], il.dm[b:e], inv, acc, beta1, beta2)
+	}
+}
+
+// forwardX is forward (dk = Dm, no loop rows) for the interleaved columns:
+// with rhs it solves E r̂ = p into r (and t), else it sets ap = Â p and
+// returns both columns' pᵀÂp, summed block by block as forward sums them.
+func (ps *pairSolver) forwardX(rhs bool) (float64, float64) {
+	nh := ps.b.g.N
+	sw := &ps.a.sw
+	il := &ps.il
+	acc := il.acc[:nh]
+	pap1, pap2 := 0.0, 0.0
+	for i := 0; i < ps.a.g.N; i++ {
+		clear(acc)
+		ps.scatterX(i, sw.downPtr, sw.down, sw.downTo, acc, il.t)
+		b, e := i*nh, (i+1)*nh
+		t, p, inv := il.t[b:e], il.p[b:e], il.inv[b:e]
+		if rhs {
+			vec.SweepSolve2(t, p, inv, acc)
+			copy(il.r[b:e], t)
+			continue
+		}
+		s1, s2 := vec.SweepForward2(t, il.ap[b:e], p, inv, acc)
+		pap1 += s1
+		pap2 += s2
+	}
+	return pap1, pap2
+}
+
+// split copies the columns of x into x1 and x2.
+func split(x [][2]float64, x1, x2 []float64) {
+	x1, x2 = x1[:len(x)], x2[:len(x)]
+	for k, v := range x {
+		x1[k], x2[k] = v[0], v[1]
+	}
+}
+
+// column copies column c of x into xc.
+func column(x [][2]float64, xc []float64, c int) {
+	xc = xc[:len(x)]
+	for k, v := range x {
+		xc[k] = v[c]
+	}
+}
+
+// interleave copies xc into column c of x.
+func interleave(xc []float64, x [][2]float64, c int) {
+	for k, v := range xc[:len(x)] {
+		x[k][c] = v
+	}
+}

@@ -1,0 +1,130 @@
+package vec
+
+// Two columns side by side.
+//
+// The functions with a 2 suffix work on two vectors stored side by side, as
+// one [][2]float64 (entry k of column c at [k][c]), and take their per-entry
+// weights (dm, inv) the same way, the same weight twice: a 128-bit load then
+// serves both columns. For each column they do exactly the
+// arithmetic of the one-column code they stand for, operation for operation
+// and in the same order, so that a solve run beside another gives, bit for
+// bit, what it gives alone: Step2 is Step on each column (and Step2Go
+// StepGo), and the Sweep and Scatter functions are the loops of the SGS
+// sweeps of package mgk, written there for one column (the tests restate
+// them).
+
+// Scatter2 adds, for every edge f of ends (its endpoints a | b<<32), c[f]·x_b
+// to acc_a and c[f]·x_a to acc_b, in both columns: the scatter of a table row
+// of the SGS sweeps.
+func Scatter2(acc, x [][2]float64, c []float64, ends []uint64) {
+	if SIMD {
+		scatter2SIMD(acc, x, c, ends)
+		return
+	}
+	Scatter2Go(acc, x, c, ends)
+}
+
+// Scatter2Go is the portable Scatter2.
+func Scatter2Go(acc, x [][2]float64, c []float64, ends []uint64) {
+	ends = ends[:len(c)]
+	for f, cf := range c {
+		ab := ends[f]
+		a, b := uint32(ab), ab>>32
+		acc[a][0] += cf * x[b][0]
+		acc[a][1] += cf * x[b][1]
+		acc[b][0] += cf * x[a][0]
+		acc[b][1] += cf * x[a][1]
+	}
+}
+
+// SweepBack2 sets, in both columns, x = r∘dm + beta·x (beta1 and beta2)
+// and then t = (x + acc)∘inv: a block of the backward sweep fused with CG's
+// direction update.
+func SweepBack2(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
+	if SIMD {
+		sweepBack2SIMD(t, x, r, dm, inv, acc, beta1, beta2)
+		return
+	}
+	SweepBack2Go(t, x, r, dm, inv, acc, beta1, beta2)
+}
+
+// SweepBack2Go is the portable SweepBack2.
+func SweepBack2Go(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
+	n := len(dm)
+	t, x, r, inv, acc = t[:n], x[:n], r[:n], inv[:n], acc[:n]
+	for k, d := range dm {
+		x1 := r[k][0]*d[0] + beta1*x[k][0]
+		x2 := r[k][1]*d[1] + beta2*x[k][1]
+		x[k] = [2]float64{x1, x2}
+		t[k] = [2]float64{(x1 + acc[k][0]) * inv[k][0], (x2 + acc[k][1]) * inv[k][1]}
+	}
+}
+
+// SweepSolve2 sets t = (x + acc)∘inv in both columns.
+func SweepSolve2(t, x, inv, acc [][2]float64) {
+	if SIMD {
+		sweepSolve2SIMD(t, x, inv, acc)
+		return
+	}
+	SweepSolve2Go(t, x, inv, acc)
+}
+
+// SweepSolve2Go is the portable SweepSolve2.
+func SweepSolve2Go(t, x, inv, acc [][2]float64) {
+	n := len(inv)
+	t, x, acc = t[:n], x[:n], acc[:n]
+	for k, v := range inv {
+		t[k] = [2]float64{(x[k][0] + acc[k][0]) * v[0], (x[k][1] + acc[k][1]) * v[1]}
+	}
+}
+
+// SweepForward2 sets, in both columns, a = (x + acc)∘inv, then t = a − t and
+// ap = a, and returns both columns' xᵀa, each summed in entry order.
+func SweepForward2(t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
+	if SIMD {
+		return sweepForward2SIMD(t, ap, x, inv, acc)
+	}
+	return SweepForward2Go(t, ap, x, inv, acc)
+}
+
+// SweepForward2Go is the portable SweepForward2.
+func SweepForward2Go(t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
+	n := len(inv)
+	t, ap, x, acc = t[:n], ap[:n], x[:n], acc[:n]
+	for k, v := range inv {
+		x1, x2 := x[k][0], x[k][1]
+		a1 := (x1 + acc[k][0]) * v[0]
+		a2 := (x2 + acc[k][1]) * v[1]
+		t[k] = [2]float64{a1 - t[k][0], a2 - t[k][1]}
+		ap[k] = [2]float64{a1, a2}
+		dot1 += x1 * a1
+		dot2 += x2 * a2
+	}
+	return dot1, dot2
+}
+
+// Step2 is Step on two columns with step lengths alpha1 and alpha2: it
+// returns each column's rᵀ(inv∘r), with the bits Step gives
+// for that column alone.
+func Step2(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
+	if SIMD && len(inv) >= minSIMD {
+		return step2SIMD(y, r, p, ap, inv, alpha1, alpha2)
+	}
+	return Step2Go(y, r, p, ap, inv, alpha1, alpha2)
+}
+
+// Step2Go is the portable Step2: StepGo on each column.
+func Step2Go(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
+	n := len(inv)
+	y, r, p, ap = y[:n], r[:n], p[:n], ap[:n]
+	for k, w := range inv {
+		y[k][0] += alpha1 * p[k][0]
+		y[k][1] += alpha2 * p[k][1]
+		r1 := r[k][0] - alpha1*ap[k][0]
+		r2 := r[k][1] - alpha2*ap[k][1]
+		r[k] = [2]float64{r1, r2}
+		rz1 += r1 * r1 * w[0]
+		rz2 += r2 * r2 * w[1]
+	}
+	return rz1, rz2
+}
