@@ -255,24 +255,6 @@ func (ps *pairSolver) scatter(i int, ptr, edges, to []int32, acc, x []float64) {
 	}
 }
 
-// scatter2 is scatter for two vectors at once: the table is read once.
-func (ps *pairSolver) scatter2(i int, ptr, edges, to []int32, acc1, x1, acc2, x2 []float64) {
-	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
-	hab := ps.b.sw.ends[:mh]
-	for k := ptr[i]; k < ptr[i+1]; k++ {
-		e, j := int(edges[k]), int(to[k])
-		x1j, x2j := x1[j*nh:(j+1)*nh], x2[j*nh:(j+1)*nh]
-		for f, c := range ps.cache[e*mh : (e+1)*mh] {
-			ab := hab[f]
-			a, b := uint32(ab), ab>>32
-			acc1[a] += c * x1j[b]
-			acc1[b] += c * x1j[a]
-			acc2[a] += c * x2j[b]
-			acc2[b] += c * x2j[a]
-		}
-	}
-}
-
 // backward solves Eᵀ t = src (unscaled). With r non-nil it first forms,
 // block by block, the next search direction src = dm∘r + beta·src (CG's
 // direction update, fused into the sweep to save a pass over the vectors).
@@ -284,41 +266,6 @@ func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
 		clear(acc)
 		ps.scatter(i, sw.upPtr, sw.up, sw.upTo, acc, t)
 		ps.backBlock(i, acc, t, src, r, beta)
-	}
-}
-
-// backward2 is backward for two columns (t1, src1, r1, beta1 and t2, src2,
-// r2, beta2), sharing the table reads.
-func (ps *pairSolver) backward2(t1, src1, r1 []float64, beta1 float64, t2, src2, r2 []float64, beta2 float64) {
-	nh := ps.b.g.N
-	sw := &ps.a.sw
-	acc1, acc2 := ps.acc[:nh], ps.acc2[:nh]
-	for i := ps.a.g.N - 1; i >= 0; i-- {
-		clear(acc1)
-		clear(acc2)
-		ps.scatter2(i, sw.upPtr, sw.up, sw.upTo, acc1, t1, acc2, t2)
-		if r1 == nil || r2 == nil || ps.loopRow(i) != nil {
-			ps.backBlock(i, acc1, t1, src1, r1, beta1)
-			ps.backBlock(i, acc2, t2, src2, r2, beta2)
-			continue
-		}
-		// backBlock's loop-free direction update, both columns in one pass
-		// (blocks of a molecule pair are a dozen entries: the loop's set-up
-		// costs as much as its body).
-		base := i * nh
-		ii, di := ps.xinv[base:base+nh], ps.xdm[base:base+nh]
-		t1, x1, r1 := t1[base:base+nh], src1[base:base+nh], r1[base:base+nh]
-		t2, x2, r2 := t2[base:base+nh], src2[base:base+nh], r2[base:base+nh]
-		b1, b2 := beta1, beta2
-		for ip, a1 := range acc1 {
-			inv, d := ii[ip], di[ip]
-			x := r1[ip]*d + b1*x1[ip]
-			x1[ip] = x
-			t1[ip] = (x + a1) * inv
-			x = r2[ip]*d + b2*x2[ip]
-			x2[ip] = x
-			t2[ip] = (x + acc2[ip]) * inv
-		}
 	}
 }
 
@@ -378,48 +325,6 @@ func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
 		pap += ps.fwdBlock(i, acc, ap, t, src, rhs)
 	}
 	return pap
-}
-
-// forward2 is forward for two columns' ap, t and p, sharing the table
-// reads; it returns both columns' pᵀÂp.
-func (ps *pairSolver) forward2(c1, c2 *sgsCol, rhs bool) (float64, float64) {
-	nh := ps.b.g.N
-	sw := &ps.a.sw
-	acc1, acc2 := ps.acc[:nh], ps.acc2[:nh]
-	pap1, pap2 := 0.0, 0.0
-	for i := 0; i < ps.a.g.N; i++ {
-		clear(acc1)
-		clear(acc2)
-		ps.scatter2(i, sw.downPtr, sw.down, sw.downTo, acc1, c1.t, acc2, c2.t)
-		if rhs || !ps.dkIsDm || ps.loopRow(i) != nil {
-			pap1 += ps.fwdBlock(i, acc1, c1.ap, c1.t, c1.p, rhs)
-			pap2 += ps.fwdBlock(i, acc2, c2.ap, c2.t, c2.p, rhs)
-			continue
-		}
-		// fwdBlock's dk·inv = 1 case, both columns in one pass.
-		base := i * nh
-		ii := ps.xinv[base : base+nh]
-		t1, x1, o1 := c1.t[base:base+nh], c1.p[base:base+nh], c1.ap[base:base+nh]
-		t2, x2, o2 := c2.t[base:base+nh], c2.p[base:base+nh], c2.ap[base:base+nh]
-		// Block sums first, as fwdBlock adds them: the same bits as forward.
-		s1, s2 := 0.0, 0.0
-		for ip, a1 := range acc1 {
-			inv := ii[ip]
-			x := x1[ip]
-			ak := (x + a1) * inv
-			t1[ip] = ak - t1[ip]
-			o1[ip] = ak
-			s1 += x * ak
-			x = x2[ip]
-			ak = (x + acc2[ip]) * inv
-			t2[ip] = ak - t2[ip]
-			o2[ip] = ak
-			s2 += x * ak
-		}
-		pap1 += s1
-		pap2 += s2
-	}
-	return pap1, pap2
 }
 
 // fwdBlock finishes block i of forward once acc holds the products with the
@@ -497,19 +402,9 @@ func (ps *pairSolver) start(c *sgsCol, rhs []float64, tol float64) {
 	ps.load(c, rhs)
 	ps.forward(c.r, c.t, c.p, true)
 	ps.begin(c, tol)
-}
-
-// start2 is start for two columns, sharing the sweep's table reads.
-func (ps *pairSolver) start2(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64) {
-	ps.load(c1, rhs1)
-	ps.load(c2, rhs2)
-	// forward2 with rhs writes r̂ to ap: the columns' r are their ap here.
-	r1, r2 := c1.ap, c2.ap
-	c1.ap, c2.ap = c1.r, c2.r
-	ps.forward2(c1, c2, true)
-	c1.ap, c2.ap = r1, r2
-	ps.begin(c1, tol1)
-	ps.begin(c2, tol2)
+	// The first direction is Dm∘r̂: backward's update with beta = 0 on a
+	// zeroed p.
+	clear(c.p)
 }
 
 // load clears c's solution and puts the right-hand side u in p (0 where v = 0).
@@ -528,9 +423,6 @@ func (ps *pairSolver) load(c *sgsCol, rhs []float64) {
 // begin finishes start once r̂ is in c.r.
 func (ps *pairSolver) begin(c *sgsCol, tol float64) {
 	c.rz = vec.WeightedNorm(c.r, ps.xdm)
-	// The first direction is Dm∘r̂: backward's update with beta = 0 on a
-	// zeroed p.
-	clear(c.p)
 	c.beta, c.it, c.done = 0, 0, false
 	c.rz0, c.thr = c.rz, tol*tol*c.rz
 	if c.rz == 0 {
@@ -550,10 +442,15 @@ func (c *sgsCol) check(maxIter int, ctl *schedule.Control) {
 	}
 }
 
+// breakDown ends c on a breakdown (pᵀÂp ≤ 0: M is not positive definite).
+func (c *sgsCol) breakDown() {
+	c.done, c.res = true, solveResult{iters: c.it, residual: math.Sqrt(c.rz / c.rz0)}
+}
+
 // step finishes an iteration of c once ap = Â p and pap = pᵀÂp.
 func (ps *pairSolver) step(c *sgsCol, pap float64) {
-	if !(pap > 0) || math.IsInf(pap, 0) {
-		c.done, c.res = true, solveResult{iters: c.it, residual: math.Sqrt(c.rz / c.rz0)}
+	if !stepOK(pap) {
+		c.breakDown()
 		return
 	}
 	alpha := c.rz / pap
@@ -571,15 +468,6 @@ func (ps *pairSolver) finish(c *sgsCol) solveResult {
 	}
 	ps.backward(c.t, c.y, nil, 0)
 	return ps.unload(c)
-}
-
-// finish2 is finish for two columns, sharing the sweep's table reads.
-func (ps *pairSolver) finish2(c1, c2 *sgsCol) (solveResult, solveResult) {
-	if c1.rz0 == 0 || c2.rz0 == 0 {
-		return ps.finish(c1), ps.finish(c2)
-	}
-	ps.backward2(c1.t, c1.y, nil, 0, c2.t, c2.y, nil, 0)
-	return ps.unload(c1), ps.unload(c2)
 }
 
 // unload copies x from c.t into c.y, 0 where v = 0.
@@ -623,36 +511,16 @@ func (ps *pairSolver) run1(c *sgsCol, maxIter int) {
 }
 
 // cgSGS2 is cgSGS for two systems with the same matrix, right-hand sides rhs1
-// (to tol1) and rhs2 (to tol2), solutions x1 = y1 and x2 = y2, run in lockstep so that each sweep reads the edge
-// table once for both; the one that converges last goes on alone. rhs1 may
-// alias ps.ap, rhs2 ps.ap2. Each column's arithmetic is that of cgSGS.
+// (to tol1) and rhs2 (to tol2), solutions x1 = y1 and x2 = y2, run in
+// lockstep (sgs2.go) so that each sweep reads the edge table once for both.
+// rhs1 may alias ps.ap, rhs2 ps.ap2. Each column's arithmetic is that of
+// cgSGS.
 func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float64, tol2 float64, maxIter int) (solveResult, solveResult) {
 	n := len(rhs1)
-	for _, v := range []*[]float64{&ps.r2, &ps.p2, &ps.ap2, &ps.t2} {
-		*v = grow(*v, n)
-	}
-	ps.acc2 = grow(ps.acc2, ps.b.g.N)
-	c1 := ps.col1(y1, n)
-	c2 := &ps.cols[1]
-	c2.r, c2.p, c2.ap, c2.t, c2.y = ps.r2[:n], ps.p2[:n], ps.ap2[:n], ps.t2[:n], y2[:n]
-	if ps.canInterleave() {
-		if ps.lockstep(c1, rhs1, tol1, c2, rhs2, tol2, maxIter) {
-			return c1.res, c2.res
-		}
-	} else {
-		ps.start2(c1, rhs1, tol1, c2, rhs2, tol2)
-		c1.check(maxIter, ps.opt.Control)
-		c2.check(maxIter, ps.opt.Control)
-	}
-	for !c1.done && !c2.done {
-		ps.backward2(c1.t, c1.p, c1.r, c1.beta, c2.t, c2.p, c2.r, c2.beta)
-		pap1, pap2 := ps.forward2(c1, c2, false)
-		ps.step(c1, pap1)
-		ps.step(c2, pap2)
-		c1.check(maxIter, ps.opt.Control)
-		c2.check(maxIter, ps.opt.Control)
-	}
-	ps.run1(c1, maxIter)
-	ps.run1(c2, maxIter)
-	return ps.finish2(c1, c2)
+	ps.r2 = grow(ps.r2, n)
+	c1, c2 := &ps.cols[0], &ps.cols[1]
+	*c1 = sgsCol{r: ps.r[:n], y: y1[:n]}
+	*c2 = sgsCol{r: ps.r2[:n], y: y2[:n]}
+	ps.lockstep(c1, rhs1, tol1, c2, rhs2, tol2, maxIter)
+	return c1.res, c2.res
 }

@@ -8,15 +8,14 @@ import (
 
 // Two solves in one pass.
 //
-// cgSGS2 runs GramGrad's primal and adjoint solves in lockstep. Where G has
-// no self-loops (no loop rows in the sweeps) and the preconditioner's
-// diagonal is M's, lockstep keeps both columns' vectors side by side, entry
-// k of column c at [k][c]: the sweeps then read the edge table, the edge
-// lists and the diagonals once for both columns, and each update of the
-// scatter moves two adjacent numbers in one vector operation. Every column's
-// arithmetic is still that of cgSGS alone, operation for operation and in
-// the same order (the two-column functions of package vec), so that
-// GramGrad's K is Gram's bit for bit.
+// cgSGS2 runs GramGrad's primal and adjoint solves in lockstep, with both
+// columns' vectors side by side, entry k of column c at [k][c]: the sweeps
+// read the edge table, the edge lists and the diagonals once for both
+// columns, and each update of the scatter moves two adjacent numbers in one
+// vector operation. Every column's arithmetic is still that of cgSGS alone,
+// operation for operation and in the same order (the two-column functions
+// of package vec for the common blocks, backBlockX and fwdBlockX for blocks
+// with loop rows), so that GramGrad's K is Gram's bit for bit.
 
 // interleaved holds the two columns' vectors of lockstep and the sweeps'
 // diagonals xdm and xinv twice (one entry per product node), and the sweeps'
@@ -33,20 +32,12 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 	return s[:n]
 }
 
-// canInterleave reports whether lockstep applies to the pair: no loop rows
-// (G without self-loops) and dk = Dm, the sweeps' common case.
-func (ps *pairSolver) canInterleave() bool {
-	return len(ps.a.sw.loop) == 0 && ps.dkIsDm
-}
-
-// lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2) as start2, the
-// lockstep loop, run1 and finish2 would, on interleaved vectors: a column
-// done before the other is frozen (its y kept aside, its updates discarded)
-// while the other goes on, and both are finished by one interleaved sweep,
-// leaving x in c1.y and c2.y. On a breakdown it stops early instead and
-// leaves the columns' r, p and y in their own vectors, as cgSGS2's loop would
-// have them, and reports false: cgSGS2 then goes on alone.
-func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64, maxIter int) bool {
+// lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2; c.r and c.y
+// sized) as cgSGS would solve each: a column done before the other (or
+// broken down) is frozen, its ŷ kept aside in c.y and its lane's further
+// updates discarded, while the other goes on; one sweep then finishes both,
+// leaving x in c1.y and c2.y.
+func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64, maxIter int) {
 	n, nh := len(rhs1), ps.b.g.N
 	il := &ps.il
 	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.y, &il.dm, &il.inv} {
@@ -66,7 +57,8 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		}
 	}
 	clear(il.y)
-	// r̂ = E⁻¹ u, then begin on each column's own copy of r̂.
+	// r̂ = E⁻¹ u, then begin on each column's own copy of r̂; the first
+	// direction is Dm∘r̂ (backward's update with beta = 0 on a zeroed p).
 	ps.forwardX(true)
 	split(il.r, c1.r, c2.r)
 	ps.begin(c1, tol1)
@@ -74,20 +66,23 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 	clear(il.p)
 	ctl := ps.opt.Control
 	cols := [2]*sgsCol{c1, c2}
-	// done records the columns whose y is kept aside in their own vector.
-	var done [2]bool
-	freeze := func() {
+	var frozen [2]bool
+	freeze := func(c int) {
+		if !frozen[c] {
+			frozen[c] = true
+			column(il.y, cols[c].y, c)
+		}
+	}
+	check := func() {
 		for c, col := range cols {
-			if col.check(maxIter, ctl); col.done && !done[c] {
-				done[c] = true
-				column(il.y, col.y, c)
+			if col.check(maxIter, ctl); col.done {
+				freeze(c)
 			}
 		}
 	}
-	freeze()
+	check()
 	for !c1.done || !c2.done {
-		// A frozen column steps with beta = alpha = 0: its vectors stay
-		// finite, and what it computes is discarded.
+		// A frozen column steps with beta = alpha = 0.
 		var beta, alpha [2]float64
 		for c, col := range cols {
 			if !col.done {
@@ -96,28 +91,14 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		}
 		ps.backwardX(beta[0], beta[1], false)
 		pap1, pap2 := ps.forwardX(false)
-		if !c1.done && !stepOK(pap1) || !c2.done && !stepOK(pap2) {
-			// A breakdown ends its column: step each open column alone
-			// (step reports the breakdown).
-			split(il.r, c1.r, c2.r)
-			split(il.p, c1.p, c2.p)
-			split(il.ap, c1.ap, c2.ap)
-			for c, col := range cols {
-				if !done[c] {
-					column(il.y, col.y, c)
-				}
-			}
-			for c, pap := range [2]float64{pap1, pap2} {
-				if !cols[c].done {
-					ps.step(cols[c], pap)
-					cols[c].check(maxIter, ctl)
-				}
-			}
-			return false
-		}
 		for c, pap := range [2]float64{pap1, pap2} {
-			if !cols[c].done {
-				alpha[c] = cols[c].rz / pap
+			switch col := cols[c]; {
+			case col.done:
+			case !stepOK(pap):
+				col.breakDown()
+				freeze(c)
+			default:
+				alpha[c] = col.rz / pap
 			}
 		}
 		rz1, rz2 := vec.Step2(il.y, il.r, il.p, il.ap, il.dm, alpha[0], alpha[1])
@@ -127,7 +108,7 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 				col.it++
 			}
 		}
-		freeze()
+		check()
 	}
 	// x = E⁻ᵀ ŷ for both columns in one backward sweep, from the ŷ kept
 	// aside; 0 where v = 0.
@@ -142,7 +123,6 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 			c1.y[k], c2.y[k] = 0, 0
 		}
 	}
-	return true
 }
 
 // stepOK reports whether pᵀÂp lets CG step (see step).
@@ -172,36 +152,112 @@ func (ps *pairSolver) backwardX(beta1, beta2 float64, finish bool) {
 		ps.scatterX(i, sw.upPtr, sw.up, sw.upTo, acc, il.t)
 		b, e := i*nh, (i+1)*nh
 		t, inv := il.t[b:e], il.inv[b:e]
-		if finish {
+		switch lr := ps.loopRow(i); {
+		case lr != nil && finish:
+			ps.backBlockX(i, lr, acc, t, il.y[b:e], nil, 0, 0)
+		case lr != nil:
+			ps.backBlockX(i, lr, acc, t, il.p[b:e], il.r[b:e], beta1, beta2)
+		case finish:
 			vec.SweepSolve2(t, il.y[b:e], inv, acc)
-			continue
+		default:
+			vec.SweepBack2(t, il.p[b:e], il.r[b:e], il.dm[b:e], inv, acc, beta1, beta2)
 		}
-		vec.SweepBack2(t, il.p[b:e], il.r[b:e], il.dm[b:e], inv, acc, beta1, beta2)
 	}
 }
 
-// forwardX is forward (dk = Dm, no loop rows) for the interleaved columns:
-// with rhs it solves E r̂ = p into r (and t), else it sets ap = Â p and
-// returns both columns' pᵀÂp, summed block by block as forward sums them.
+// backBlockX is backBlock for the two columns of a block with loop rows lr:
+// with r non-nil the direction update x = dm∘r + beta·x first, then
+// t = (x + acc + lr-products with t's later entries)∘inv from the last entry
+// to the first.
+func (ps *pairSolver) backBlockX(i int, lr []float64, acc, t, x, r [][2]float64, beta1, beta2 float64) {
+	h := ps.b.g
+	nh := h.N
+	base := i * nh
+	inv := ps.xinv[base : base+nh]
+	if r != nil {
+		dm := ps.xdm[base : base+nh]
+		for ip := range x[:nh] {
+			x[ip] = [2]float64{r[ip][0]*dm[ip] + beta1*x[ip][0], r[ip][1]*dm[ip] + beta2*x[ip][1]}
+		}
+	}
+	for ip := nh - 1; ip >= 0; ip-- {
+		sum := acc[ip]
+		for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+			if jp := int(h.Col[kp]); jp > ip {
+				w := lr[h.EdgeOf[kp]]
+				sum[0] += w * t[jp][0]
+				sum[1] += w * t[jp][1]
+			}
+		}
+		t[ip] = [2]float64{(x[ip][0] + sum[0]) * inv[ip], (x[ip][1] + sum[1]) * inv[ip]}
+	}
+}
+
+// forwardX is forward for the two columns: with rhs it solves E r̂ = p into
+// r (and t), else it sets ap = Â p and returns both columns' pᵀÂp, summed
+// block by block as forward sums them.
 func (ps *pairSolver) forwardX(rhs bool) (float64, float64) {
 	nh := ps.b.g.N
 	sw := &ps.a.sw
 	il := &ps.il
 	acc := il.acc[:nh]
+	out := il.ap
+	if rhs {
+		out = il.r
+	}
 	pap1, pap2 := 0.0, 0.0
 	for i := 0; i < ps.a.g.N; i++ {
 		clear(acc)
 		ps.scatterX(i, sw.downPtr, sw.down, sw.downTo, acc, il.t)
 		b, e := i*nh, (i+1)*nh
 		t, p, inv := il.t[b:e], il.p[b:e], il.inv[b:e]
-		if rhs {
+		var s1, s2 float64
+		switch lr := ps.loopRow(i); {
+		case lr != nil || !rhs && !ps.dkIsDm:
+			s1, s2 = ps.fwdBlockX(i, lr, acc, out[b:e], t, p, rhs)
+		case rhs:
 			vec.SweepSolve2(t, p, inv, acc)
-			copy(il.r[b:e], t)
-			continue
+			copy(out[b:e], t)
+		default:
+			s1, s2 = vec.SweepForward2(t, out[b:e], p, inv, acc)
 		}
-		s1, s2 := vec.SweepForward2(t, il.ap[b:e], p, inv, acc)
 		pap1 += s1
 		pap2 += s2
+	}
+	return pap1, pap2
+}
+
+// fwdBlockX is fwdBlock for the two columns of a block with loop rows lr (nil:
+// none) or dk ≠ Dm: its general loop, entry by entry.
+func (ps *pairSolver) fwdBlockX(i int, lr []float64, acc, ap, t, x [][2]float64, rhs bool) (pap1, pap2 float64) {
+	h := ps.b.g
+	nh := h.N
+	base := i * nh
+	inv, dk := ps.xinv[base:base+nh], ps.dk[base:base+nh]
+	for ip := range nh {
+		a := acc[ip]
+		if lr != nil {
+			for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+				if jp := int(h.Col[kp]); jp < ip {
+					w := lr[h.EdgeOf[kp]]
+					a[0] += w * t[jp][0] // z, written already
+					a[1] += w * t[jp][1]
+				}
+			}
+		}
+		if rhs {
+			z := [2]float64{(x[ip][0] + a[0]) * inv[ip], (x[ip][1] + a[1]) * inv[ip]}
+			t[ip], ap[ip] = z, z
+			continue
+		}
+		for c := range 2 {
+			tk := t[ip][c]
+			z := (x[ip][c] - dk[ip]*tk + a[c]) * inv[ip]
+			t[ip][c] = z
+			ap[ip][c] = tk + z
+		}
+		pap1 += x[ip][0] * ap[ip][0]
+		pap2 += x[ip][1] * ap[ip][1]
 	}
 	return pap1, pap2
 }

@@ -1,10 +1,12 @@
 package mgk
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/microkernel"
 )
 
 func TestMatchingOrder(t *testing.T) {
@@ -64,6 +66,44 @@ func TestMatchingOrder(t *testing.T) {
 		}
 		if before, after := shared(g, nil), shared(g, order); after > before {
 			t.Errorf("graph %d: %d consecutive edges share an endpoint after reordering, %d before", i, after, before)
+		}
+	}
+}
+
+// TestBreakdownReported checks that a system that is not positive definite
+// (κv = 30 makes D V⁻¹ − W indefinite on graphs with a cycle) ends its SGS
+// solves with a report, not a NaN, in Gram and in GramGrad's lockstep, with
+// and without self-loops on either side; and that GramGrad's K is still
+// Gram's bit for bit, its primal column having stopped where Gram's did.
+func TestBreakdownReported(t *testing.T) {
+	ring := []int64{0, 1, 1, 2, 2, 3, 3, 0, 0, 2}
+	gs := []*graph.Graph{
+		mustGraph(t, 4, ring, []float64{1, 1, 1, 1, 1}, nil, 0, nil, 0),
+		mustGraph(t, 4, append(slices.Clone(ring), 1, 1), []float64{1, 1, 1, 1, 1, 0.5}, nil, 0, nil, 0),
+		mustGraph(t, 3, []int64{0, 1, 1, 2, 2, 0}, []float64{1, 2, 1}, nil, 0, nil, 0),
+	}
+	opt := Options{NodeKernel: &microkernel.Constant{C: 30}, EdgeKernel: &microkernel.Constant{C: 1}, Q: 0.5}
+	n := len(gs)
+	K, KG, G := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n*3)
+	bad, err := Gram(gs, nil, nil, nil, true, opt, K, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badG, err := GramGrad(gs, nil, nil, nil, true, opt, KG, G, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) != n*(n+1)/2 || len(badG) != len(bad) {
+		t.Fatalf("%d and %d of %d pairs reported by Gram and GramGrad, want all: %v %v", len(bad), len(badG), n*(n+1)/2, bad, badG)
+	}
+	for _, u := range append(bad, badG...) {
+		if u.Iterations >= DefaultMaxIter {
+			t.Errorf("%v: stopped by the iteration cap, not by the breakdown", u)
+		}
+	}
+	for e := range K {
+		if K[e] != KG[e] || math.IsNaN(K[e]) {
+			t.Errorf("K[%d] = %v (Gram), %v (GramGrad)", e, K[e], KG[e])
 		}
 	}
 }

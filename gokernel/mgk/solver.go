@@ -198,11 +198,11 @@ type pairSolver struct {
 	sgs bool
 	acc []float64
 	dk  []float64
-	// cols, acc2 and r2, p2, ap2, t2 are the column states and the second
-	// column's vectors of cgSGS2.
-	cols                  [2]sgsCol
-	acc2, r2, p2, ap2, t2 []float64
-	// il holds cgSGS2's interleaved columns (sgs2.go).
+	// cols are cgSGS2's column states, r2 its second column's r̂ and ap2
+	// GramGrad's adjoint right-hand side; il holds cgSGS2's two columns
+	// side by side (sgs2.go).
+	cols     [2]sgsCol
+	r2, ap2  []float64
 	il       interleaved
 	xdm      []float64
 	xinv     []float64
