@@ -26,9 +26,9 @@
 // 1e-9 relative (Options.Accuracy; the residual tolerances are derived from it
 // with factors measured on the MUTAG, ENZYMES, NCI1 and PROTEINS Gram
 // matrices, where the largest error stayed below 0.35× the accuracy asked
-// for). GramGrad's K is Gram's; its adjoint solves run looser, to
-// Options.GradAccuracy (1e-6 relative) for the gradients, in lockstep with the
-// primal ones on SGS pairs.
+// for). GramGrad's K is Gram's, bit for bit; its adjoint solves run looser,
+// to Options.GradAccuracy (1e-6 relative) for the gradients, in lockstep with
+// the primal ones on SGS pairs, both columns side by side (sgs2.go).
 //
 // Gram, Diag and GramGrad replace each graph by its quotient under colour
 // refinement on node, edge and start-probability values (quotient.go; exact),
