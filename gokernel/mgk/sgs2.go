@@ -60,7 +60,8 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 	// r̂ = E⁻¹ u, then begin on each column's own copy of r̂; the first
 	// direction is Dm∘r̂ (backward's update with beta = 0 on a zeroed p).
 	ps.forwardX(true)
-	split(il.r, c1.r, c2.r)
+	column(il.r, c1.r, 0)
+	column(il.r, c2.r, 1)
 	ps.begin(c1, tol1)
 	ps.begin(c2, tol2)
 	clear(il.p)
@@ -260,14 +261,6 @@ func (ps *pairSolver) fwdBlockX(i int, lr []float64, acc, ap, t, x [][2]float64,
 		pap2 += x[ip][1] * ap[ip][1]
 	}
 	return pap1, pap2
-}
-
-// split copies the columns of x into x1 and x2.
-func split(x [][2]float64, x1, x2 []float64) {
-	x1, x2 = x1[:len(x)], x2[:len(x)]
-	for k, v := range x {
-		x1[k], x2[k] = v[0], v[1]
-	}
 }
 
 // column copies column c of x into xc.

@@ -194,21 +194,22 @@ type pairSolver struct {
 	sol, r, p, ap, t []float64
 	cache            []float64
 	// sgs reports that the pair is solved with symmetric Gauss–Seidel on the
-	// edge table (sgs.go); u, acc, dk, loopRows and loopOff are its scratch.
-	sgs bool
-	acc []float64
-	dk  []float64
-	// cols are cgSGS2's column states, r2 its second column's r̂ and ap2
-	// GramGrad's adjoint right-hand side; il holds cgSGS2's two columns
-	// side by side (sgs2.go).
-	cols     [2]sgsCol
-	r2, ap2  []float64
-	il       interleaved
+	// edge table (sgs.go); acc, dk, xdm, xinv, dkIsDm, loopRows and loopOff
+	// are its sweeps' scratch and diagonals.
+	sgs      bool
+	acc      []float64
+	dk       []float64
 	xdm      []float64
 	xinv     []float64
 	dkIsDm   bool
 	loopRows []float64
 	loopOff  []int32
+	// cols are cgSGS2's column states, r2 its second column's r̂ and ap2
+	// GramGrad's adjoint right-hand side; il holds cgSGS2's two columns
+	// side by side (sgs2.go).
+	cols    [2]sgsCol
+	r2, ap2 []float64
+	il      interleaved
 	// cw is the product of the sides' class weights (quotient graphs), nil
 	// when neither side is a quotient.
 	cw, cwBuf []float64
