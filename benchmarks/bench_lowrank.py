@@ -26,6 +26,9 @@ number of evaluations and the mean time per evaluation, the test MAE and RMSE,
 the final log marginal likelihood and the fitted kernel. A progress line per
 evaluation goes to stderr (``LBFGS(verbose=True)``).
 
+``--choice``: instead of fits, the time of choosing the ``--m`` inducing
+molecules (``--method``) from the training molecules, for each m.
+
 ``--evaluation``: instead of fits, one evaluation of the log marginal likelihood
 with its gradient on the training molecules (``--n``, first ``--m``) by
 LowRankGaussianProcessRegressor and, unless ``--no-sklearn``, by scikit-learn's
@@ -38,10 +41,14 @@ low-rank fit on 2 cores) takes hours; a smoke run takes a minute or two:
     nice .venv/bin/python benchmarks/bench_lowrank.py --n 1000 --m 100 --exact-n 400 --maxiter 3
     nice .venv/bin/python benchmarks/bench_lowrank.py --evaluation --n 2500 --m 200 --fitc
     nice .venv/bin/python benchmarks/bench_lowrank.py --m 100 200 500 1000 2000 --exact-n 1000 2000 3000 --refit
+
+``$GRAPHGRAM_PYTHON`` names another build's ``python/`` folder to measure
+instead of this checkout's (old against new).
 """
 
 import argparse
 import json
+import os
 import sys
 import time
 import warnings
@@ -50,7 +57,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "python"))
+sys.path.insert(0, os.environ.get("GRAPHGRAM_PYTHON", str(HERE.parent / "python")))
 sys.path.insert(0, str(HERE))
 
 from sklearn.base import clone  # noqa: E402
@@ -58,11 +65,12 @@ from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: E402
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel  # noqa: E402
 
 from _common import machine  # noqa: E402
-from bench_molecules import Tanimoto, fingerprints, load, rmse  # noqa: E402
+# graphgram before bench_molecules, which puts this checkout's python/ first.
 from graphgram import molecular_kernel  # noqa: E402
 from graphgram.gaussian_process import (LBFGS, LowRankGaussianProcessRegressor,  # noqa: E402
                                         LowRankGraphKernel)
 from graphgram.molecules import from_smiles  # noqa: E402
+from bench_molecules import Tanimoto, fingerprints, load, rmse  # noqa: E402
 
 
 # Standardized targets: one set of signal and noise bounds suits the data.
@@ -163,6 +171,7 @@ def main():
                     help="fit the low-rank models with scikit-learn's GaussianProcessRegressor (n×n, for comparison)")
     ap.add_argument("--evaluation", action="store_true",
                     help="only time one evaluation (likelihood and gradient) of the low-rank GP, ours and sklearn's")
+    ap.add_argument("--choice", action="store_true", help="time the choice of the inducing molecules only")
     ap.add_argument("--no-sklearn", action="store_true", help="with --evaluation: not sklearn's")
     ap.add_argument("--jobs", type=int, default=None, help="n_jobs of the graph kernel")
     ap.add_argument("--quiet", action="store_true", help="no line per evaluation")
@@ -189,6 +198,15 @@ def main():
                                 random_state=args.seed)
         for r in one_evaluation(lr, Xtr, y[tr], not args.no_sklearn):
             print(json.dumps(dict(r, machine=machine())), flush=True)
+        return
+    if args.choice:
+        for m in args.m:
+            lr = LowRankGraphKernel(kernel(), inducing=m, method=args.method, random_state=args.seed)
+            t = time.perf_counter()
+            lr.fit(Xtr)
+            row = dict(model="choice", n_train=len(tr), m=m, method=args.method, choice_s=round(time.perf_counter() - t, 2),
+                       first=[int(i) for i in lr.inducing_indices_[:5]], machine=machine())
+            print(json.dumps(dict(row, graphgram=os.path.dirname(sys.modules["graphgram"].__file__))), flush=True)
         return
     for m in args.m:
         if m > len(tr):

@@ -165,6 +165,29 @@ def test_selection_methods_are_deterministic_and_distinct(graphs):
             assert len({id(dup[i]) for i in a}) == 8
 
 
+@pytest.mark.parametrize("normalize", [False, True, 0.5])
+def test_column_source_gives_the_columns_of_the_cross_gram(graphs, normalize):
+    # The inducing-graph choices pack X once and ask for one column per choice.
+    for k in (labeled(normalize), ShortestPathKernel(normalize=normalize)):
+        column = k._column_source(graphs)
+        for p in (0, 6, len(graphs) - 1):
+            np.testing.assert_allclose(column(p), k(graphs, [graphs[p]])[:, 0], rtol=1e-12, atol=0)
+
+
+def test_pivoted_cholesky_choice_matches_numpy_on_the_full_gram(graphs):
+    k = labeled(True)
+    K = k(graphs)
+    residual, L, chosen = np.diag(K).copy(), np.zeros((6, len(graphs))), []
+    for j in range(6):                      # greedy pivoted Cholesky on the exact K
+        p = int(np.argmax(residual))
+        chosen.append(p)
+        L[j] = (K[:, p] - L[:j].T @ L[:j, p]) / np.sqrt(residual[p])
+        residual -= L[j] ** 2
+        residual[chosen] = 0.0
+    got = LowRankGraphKernel(k, inducing=6, method="pivoted_cholesky").fit(graphs).inducing_indices_
+    np.testing.assert_array_equal(got, chosen)
+
+
 def test_gradient_too_large_for_memory_is_refused_before_computing(monkeypatch, graphs):
     from graphgram import _backend
 

@@ -122,7 +122,8 @@ type Options struct {
 	// GramGrad: each graph is replaced by its quotient under 1-WL colour
 	// refinement on node, edge and start-probability values (exact: K is
 	// unchanged), and graphs with equal quotients are solved once. The zero
-	// value, QuotientAuto, uses it where it shrinks a graph.
+	// value, QuotientAuto, refines the graphs of calls that solve enough
+	// pairs per graph to repay it.
 	Quotient Quotient
 	// PackMinEdges is the edge count from which a graph is packed into octiles
 	// for octile's products; 0 means the default (graphs too small for octile
@@ -143,11 +144,38 @@ type Options struct {
 type Quotient int
 
 const (
-	// QuotientAuto quotients every graph whose quotient is smaller.
+	// QuotientAuto refines the graphs of a call that solves at least
+	// quotientMinPairsPerGraph pairs per graph, and then quotients every
+	// graph whose quotient is smaller.
 	QuotientAuto Quotient = iota
 	// QuotientOff solves every pair on the graphs as given.
 	QuotientOff
+	// QuotientOn refines the graphs of every call.
+	QuotientOn
 )
+
+// quotientMinPairsPerGraph is the number of pairs per graph from which
+// QuotientAuto refines a call's graphs. The refinement runs on one core over
+// all graphs together, about 25 µs per QM7 molecule; the quotient saves 0.5–8
+// µs per pair of molecules (measured on QM7, ESOL and its drug-size
+// molecules, 2-core EPYC): a full Gram repays it many times over, a column
+// K(X, {z}) or a diagonal (one pair per graph) does not, and took 2.6× as
+// long with it (benchmarks/README.md). Break-even is near 10 pairs per graph
+// on one core; 16 allows for the pairs' running on all cores while the
+// refinement runs on one.
+const quotientMinPairsPerGraph = 16
+
+// refines reports whether a call that solves pairs pairs on graphs graphs
+// refines them (see Quotient).
+func (o *Options) refines(graphs, pairs int) bool {
+	switch o.Quotient {
+	case QuotientOn:
+		return true
+	case QuotientAuto:
+		return pairs >= quotientMinPairsPerGraph*graphs
+	}
+	return false
+}
 
 // Unconverged reports a pair whose solve hit MaxIter before reaching Tol (or
 // broke down because the system was not positive definite).
@@ -184,7 +212,7 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("mgk: gradient accuracy %v must be in [0, 1) (0 = default %g)", o.GradAccuracy, DefaultGradAccuracy)
 	case o.Solver < SolverAuto || o.Solver > SolverSGS:
 		return o, fmt.Errorf("mgk: unknown solver %d", o.Solver)
-	case o.Quotient < QuotientAuto || o.Quotient > QuotientOff:
+	case o.Quotient < QuotientAuto || o.Quotient > QuotientOn:
 		return o, fmt.Errorf("mgk: unknown quotient mode %d", o.Quotient)
 	case o.MaxIter < 0:
 		return o, fmt.Errorf("mgk: max_iter = %d must be non-negative (0 = default %d)", o.MaxIter, DefaultMaxIter)
@@ -244,13 +272,15 @@ func validate(name string, gs []*graph.Graph, starts [][]float64, opt *Options) 
 	return nil
 }
 
-// prepareSides precomputes what the solver needs per graph: with
-// opt.Quotient = QuotientAuto the graphs' quotients, computed over X and Y
-// together, one side per distinct quotient; else one side per graph.
-func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options) (xs, ys sideSet, err error) {
+// prepareSides precomputes what the solver needs per graph of a call that
+// solves pairs pairs: when it refines (Options.refines) the graphs'
+// quotients, computed over X and Y together, one side per distinct quotient;
+// else one side per graph.
+func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, pairs int, opt *Options) (xs, ys sideSet, err error) {
 	all := append(slices.Clip(X), Y...)
 	var qs []quotient
-	if opt.Quotient == QuotientAuto {
+	refine := opt.refines(len(all), pairs)
+	if refine {
 		var starts [][]float64
 		if startX != nil || startY != nil {
 			starts = make([][]float64, len(all))
@@ -283,7 +313,7 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 	group := func(qs []quotient) (set sideSet, todo []quotient) {
 		seen := map[string]int{}
 		for i, q := range qs {
-			if opt.Quotient == QuotientAuto {
+			if refine {
 				if u, ok := seen[q.key]; ok {
 					set.members[u] = append(set.members[u], i)
 					continue
@@ -365,10 +395,10 @@ func setup(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt 
 		return
 	}
 	if symmetric {
-		xs, _, err = prepareSides(X, nil, startX, nil, &o)
+		xs, _, err = prepareSides(X, nil, startX, nil, len(X)*(len(X)+1)/2, &o)
 		return xs, xs, o, err
 	}
-	xs, ys, err = prepareSides(X, Y, startX, startY, &o)
+	xs, ys, err = prepareSides(X, Y, startX, startY, len(X)*len(Y), &o)
 	return
 }
 
@@ -574,7 +604,7 @@ func diagSetup(X []*graph.Graph, startX [][]float64, opt Options, out []float64,
 			return sideSet{}, o, err
 		}
 	}
-	xs, _, err := prepareSides(X, nil, startX, nil, &o)
+	xs, _, err := prepareSides(X, nil, startX, nil, len(X), &o)
 	return xs, o, err
 }
 

@@ -36,8 +36,8 @@ var solverModes = []struct {
 	{"jacobi", SolverJacobi, QuotientOff},
 	{"sgs", SolverSGS, QuotientOff},
 	{"auto", SolverAuto, QuotientOff},
-	{"sgs-quotient", SolverSGS, QuotientAuto},
-	{"auto-quotient", SolverAuto, QuotientAuto},
+	{"sgs-quotient", SolverSGS, QuotientOn},
+	{"auto-quotient", SolverAuto, QuotientOn},
 }
 
 func TestGramAgainstDense(t *testing.T) {

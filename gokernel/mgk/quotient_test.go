@@ -146,7 +146,7 @@ func TestQuotientUnconverged(t *testing.T) {
 	gs := quotientGraphs(t)
 	n := len(gs)
 	ks := kernelSets()[1]
-	for _, quo := range []Quotient{QuotientOff, QuotientAuto} {
+	for _, quo := range []Quotient{QuotientOff, QuotientOn} {
 		opt := Options{NodeKernel: ks.nk, EdgeKernel: ks.ek, Q: 0.001, MaxIter: 1, Quotient: quo}
 		bad, err := Gram(gs, nil, nil, nil, true, opt, make([]float64, n*n), nil)
 		if err != nil {
@@ -163,6 +163,34 @@ func TestQuotientUnconverged(t *testing.T) {
 		}
 		if len(bad) == 0 {
 			t.Errorf("quotient %d: nothing reported", quo)
+		}
+	}
+}
+
+// TestQuotientAutoRefines: QuotientAuto refines the graphs of calls with at
+// least quotientMinPairsPerGraph pairs per graph (full Grams, blocks against
+// inducing graphs), not those of columns and diagonals; QuotientOn always,
+// QuotientOff never.
+func TestQuotientAutoRefines(t *testing.T) {
+	sym := func(n int) int { return n * (n + 1) / 2 }
+	for _, tc := range []struct {
+		name          string
+		graphs, pairs int
+		quotient      Quotient
+		want          bool
+	}{
+		{"Gram of 1000", 1000, sym(1000), QuotientAuto, true},
+		{"Gram of 31", 31, sym(31), QuotientAuto, true},
+		{"Gram of 30", 30, sym(30), QuotientAuto, false},
+		{"5467 × 100 block", 5567, 546700, QuotientAuto, true},
+		{"column", 5468, 5467, QuotientAuto, false},
+		{"diagonal", 300, 300, QuotientAuto, false},
+		{"column, on", 5468, 5467, QuotientOn, true},
+		{"Gram of 1000, off", 1000, sym(1000), QuotientOff, false},
+	} {
+		o := Options{Quotient: tc.quotient}
+		if got := o.refines(tc.graphs, tc.pairs); got != tc.want {
+			t.Errorf("%s (%d graphs, %d pairs): refines = %v, want %v", tc.name, tc.graphs, tc.pairs, got, tc.want)
 		}
 	}
 }

@@ -159,6 +159,16 @@ class Packed:
     def __len__(self):
         return self.n_graphs
 
+    def graph(self, i, name="Y"):
+        """Graph i alone, as a Packed over this one's arrays (views: nothing is
+        copied), with the same feature coding: the other side of a call
+        against one graph of an already packed list."""
+        n0, n1 = int(self.node_ptr[i]), int(self.node_ptr[i + 1])
+        e0, e1 = int(self.edge_ptr[i]), int(self.edge_ptr[i + 1])
+        return Packed(name, 1, np.array([0, n1 - n0], dtype=np.int64), np.array([0, e1 - e0], dtype=np.int64),
+                      self.edges[e0:e1], self.weights[e0:e1], self.node_feat[n0:n1], self.edge_feat[e0:e1],
+                      None if self.start is None else self.start[n0:n1])
+
     @property
     def n_nodes(self):
         """int: the number of nodes of all graphs together."""

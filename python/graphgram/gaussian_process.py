@@ -356,13 +356,14 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         k = self.kernel
         raw = k._raw_diag(X)
         d = normalized_diag(raw, normalize_exponent(k.normalize))  # the wrapped kernel's self-similarities
+        column = k._column_source(X, raw)  # K(X, [X[p]])[:, 0], X packed once for all m columns
         chosen = []
         if self.method == "kmeans++":
             p = int(rng.integers(n)) if hasattr(rng, "integers") else int(rng.randint(n))
             dist = np.full(n, np.inf)
             for _ in range(m):
                 chosen.append(p)
-                col = k._cross_gram(X, [X[p]], raw)[:, 0]
+                col = column(p)
                 dist = np.minimum(dist, np.maximum(d + d[p] - 2.0 * col, 0.0))
                 dist[chosen] = 0.0
                 total = dist.sum()
@@ -383,7 +384,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
                 raise ValueError("the kernel matrix of X has numerical rank %d < inducing=%d: use fewer inducing "
                                  "graphs" % (j, m))
             chosen.append(p)
-            col = k._cross_gram(X, [X[p]], raw)[:, 0]
+            col = column(p)
             L[j] = (col - L[:j].T @ L[:j, p]) / np.sqrt(residual[p])
             residual -= L[j] ** 2
             residual[chosen] = 0.0

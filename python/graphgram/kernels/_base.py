@@ -194,17 +194,44 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
             shape = self._shape(mode, X, Y)
         # Refuse a result that cannot fit before spending time on packing.
         _backend.check_memory(shape, n_params, iterations)
+        px, py, params = self._pack(X, Y)
+        return self._compute_packed(mode, px, py, params, shape, n_params, iterations)
+
+    def _pack(self, X, Y=None):
+        """Validate and pack X (and Y) for the Go core: (px, py, params)."""
         node_attrs, edge_attrs = self._attributes()
         px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start,
                                                          discrete=self._discrete())
         params = dict(self._params(node_layout, edge_layout), **_backend.device_params(self.device, self.precision))
+        return px, py, params
+
+    def _compute_packed(self, mode, px, py, params, shape, n_params=0, iterations=False):
+        """Run ``mode`` on graphs packed by :meth:`_pack`; the Go core's warnings become Python warnings."""
         out, extras = _backend.compute(self._kernel, mode, params, px, py, shape, n_params=n_params,
                                        iterations=iterations, verbose=getattr(self, "verbose", None))
         for line in filter(None, extras["warning"].split("\n")):
             category, _, message = line.partition(": ")
             warnings.warn("%s: %s" % (type(self).__name__, message),
-                          ConvergenceWarning if category == "ConvergenceWarning" else RuntimeWarning, stacklevel=4)
+                          ConvergenceWarning if category == "ConvergenceWarning" else RuntimeWarning, stacklevel=5)
         return out, extras
+
+    def _column_source(self, X, raw_diag_x=None):
+        """Return ``column(p)``, the column ``K(X, [X[p]])[:, 0]`` (normalized if
+        asked), for a caller that asks for many columns of one list of graphs:
+        X (a validated list) is packed once, and each column is one call against
+        graph p of that packing. ``raw_diag_x``, X's raw self-similarities, is
+        needed with normalization (computed here when not given)."""
+        px, _, params = self._pack(X)
+        s = normalize_exponent(self.normalize)
+        if s and raw_diag_x is None:
+            raw_diag_x = self._raw_diag(X)
+
+        def column(p):
+            K = self._compute_packed("gram", px, px.graph(p), params, (len(X), 1))[0]
+            if s:
+                K = cosine_normalize(K, raw_diag_x, raw_diag_x[p:p + 1], s)
+            return K[:, 0]
+        return column
 
     def _validate(self, X, name):
         """Check that the graphs X (a list) carry what this kernel reads, in the form it

@@ -42,9 +42,11 @@ class MarginalizedGraphKernel(GraphKernelBase):
     The product system is solved in the Go core by conjugate gradient,
     preconditioned by symmetric Gauss–Seidel (or Jacobi with 8×8-tiled products
     for large pairs), formed on the fly from the two graphs, pairs spread over all
-    cores; each graph is first reduced to its quotient under colour refinement
-    where that is exact, and equivalent graphs are solved once. A solve that reaches ``maxiter`` before ``tol`` raises a
-    ``ConvergenceWarning`` naming the pairs and their residuals.
+    cores; in calls with many pairs per graph (full Gram matrices, blocks against
+    many graphs) each graph is first reduced to its quotient under colour
+    refinement where that is exact, and equivalent graphs are solved once. A
+    solve that reaches ``maxiter`` before ``tol`` raises a ``ConvergenceWarning``
+    naming the pairs and their residuals.
 
     Parameters
     ----------
