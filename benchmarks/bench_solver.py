@@ -142,7 +142,7 @@ def worker(task, n, jobs, out):
         if n and n < len(graphs):
             graphs = [graphs[i] for i in np.linspace(0, len(graphs) - 1, n).astype(int)]
         g0 = graphs[0]
-        has_edge = "label" in (g0.edge_attributes if hasattr(g0, "edge_attributes") else {})
+        has_edge = "label" in g0.edge_attrs
         node = TensorProduct(label=KroneckerDelta(0.5))
         edge = TensorProduct(label=KroneckerDelta(0.5)) if has_edge else None
         kern = graphgram.MarginalizedGraphKernel(node, edge, q=0.01, n_jobs=jobs)
