@@ -27,6 +27,9 @@ import (
 // forward sweep (L), which together visit every pair of undirected edges once
 // with two updates each: the four updates of one W product, in two passes.
 // CG stops on the preconditioned residual √(r̂ᵀ Dm r̂), relative to its start.
+// CG's iterate is kept as x = E⁻ᵀ ŷ itself: its step ŷ += α p is x += α t,
+// with t = E⁻ᵀ p from the iteration's backward sweep, so no sweep maps ŷ back
+// at the end (one sweep of the 10–35 a pair takes).
 //
 // Edge pairs are processed grouped by G's node: the backward sweep over G's
 // nodes from last to first gathers, for the block of node i, the products over
@@ -255,9 +258,9 @@ func (ps *pairSolver) scatter(i int, ptr, edges, to []int32, acc, x []float64) {
 	}
 }
 
-// backward solves Eᵀ t = src (unscaled). With r non-nil it first forms,
-// block by block, the next search direction src = dm∘r + beta·src (CG's
-// direction update, fused into the sweep to save a pass over the vectors).
+// backward solves Eᵀ t = src (unscaled) after forming, block by block, the
+// next search direction src = dm∘r + beta·src (CG's direction update, fused
+// into the sweep to save a pass over the vectors).
 func (ps *pairSolver) backward(t, src, r []float64, beta float64) {
 	nh := ps.b.g.N
 	sw := &ps.a.sw
@@ -276,9 +279,9 @@ func (ps *pairSolver) backBlock(i int, acc, t, src, r []float64, beta float64) {
 	nh := h.N
 	base := i * nh
 	ti, xi, ii := t[base:base+nh], src[base:base+nh], ps.xinv[base:base+nh]
+	ri, di := r[base:base+nh], ps.xdm[base:base+nh]
 	lr := ps.loopRow(i)
-	if r != nil && lr == nil {
-		ri, di := r[base:base+nh], ps.xdm[base:base+nh]
+	if lr == nil {
 		for ip, a := range acc {
 			x := ri[ip]*di[ip] + beta*xi[ip]
 			xi[ip] = x
@@ -286,79 +289,69 @@ func (ps *pairSolver) backBlock(i int, acc, t, src, r []float64, beta float64) {
 		}
 		return
 	}
-	if r != nil {
-		ri, di := r[base:base+nh], ps.xdm[base:base+nh]
-		for ip, x := range xi {
-			xi[ip] = ri[ip]*di[ip] + beta*x
-		}
+	for ip, x := range xi {
+		xi[ip] = ri[ip]*di[ip] + beta*x
 	}
-	if lr != nil {
-		for ip := nh - 1; ip >= 0; ip-- {
-			sum := acc[ip]
-			for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
-				if jp := int(h.Col[kp]); jp > ip {
-					sum += lr[h.EdgeOf[kp]] * ti[jp]
-				}
+	for ip := nh - 1; ip >= 0; ip-- {
+		sum := acc[ip]
+		for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
+			if jp := int(h.Col[kp]); jp > ip {
+				sum += lr[h.EdgeOf[kp]] * ti[jp]
 			}
-			ti[ip] = (xi[ip] + sum) * ii[ip]
 		}
-		return
-	}
-	for ip, a := range acc {
-		ti[ip] = (xi[ip] + a) * ii[ip]
+		ti[ip] = (xi[ip] + sum) * ii[ip]
 	}
 }
 
-// forward solves E z = src − dk∘t (unscaled), overwriting t with z, and sets
-// ap = t + z, returning srcᵀap: with src = p and t = E⁻ᵀ p on entry,
-// ap = Â p. With rhs set it solves E ap = src (the transformed right-hand
-// side), using t as scratch, and returns 0. Block i of t is not read again
-// once the sweep has passed it, so z can take its place.
-func (ps *pairSolver) forward(ap, t, src []float64, rhs bool) float64 {
+// forward solves E z = src − dk∘t (unscaled) into z and sets ap = t + z,
+// returning srcᵀap: with src = p and t = E⁻ᵀ p on entry, ap = Â p, and t is
+// kept for the step (x += α t). With rhs set it solves E ap = src (the
+// transformed right-hand side), using z as scratch, and returns 0.
+func (ps *pairSolver) forward(ap, z, t, src []float64, rhs bool) float64 {
 	nh := ps.b.g.N
 	sw := &ps.a.sw
 	acc := ps.acc[:nh]
 	pap := 0.0
 	for i := 0; i < ps.a.g.N; i++ {
 		clear(acc)
-		ps.scatter(i, sw.downPtr, sw.down, sw.downTo, acc, t)
-		pap += ps.fwdBlock(i, acc, ap, t, src, rhs)
+		ps.scatter(i, sw.downPtr, sw.down, sw.downTo, acc, z)
+		pap += ps.fwdBlock(i, acc, ap, z, t, src, rhs)
 	}
 	return pap
 }
 
 // fwdBlock finishes block i of forward once acc holds the products with the
 // blocks j < i, and returns the block's share of srcᵀap.
-func (ps *pairSolver) fwdBlock(i int, acc, ap, t, src []float64, rhs bool) float64 {
+func (ps *pairSolver) fwdBlock(i int, acc, ap, z, t, src []float64, rhs bool) float64 {
 	h := ps.b.g
 	nh := h.N
 	base := i * nh
-	ti, xi, ii, oi, di := t[base:base+nh], src[base:base+nh], ps.xinv[base:base+nh], ap[base:base+nh], ps.dk[base:base+nh]
+	zi, ti, xi, ii, oi, di := z[base:base+nh], t[base:base+nh], src[base:base+nh], ps.xinv[base:base+nh], ap[base:base+nh], ps.dk[base:base+nh]
 	pap := 0.0
 	if lr := ps.loopRow(i); lr != nil {
 		for ip := 0; ip < nh; ip++ {
 			for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
 				if jp := int(h.Col[kp]); jp < ip {
-					acc[ip] += lr[h.EdgeOf[kp]] * ti[jp] // z, written already
+					acc[ip] += lr[h.EdgeOf[kp]] * zi[jp] // written already
 				}
 			}
 			if rhs {
-				z := (xi[ip] + acc[ip]) * ii[ip]
-				ti[ip], oi[ip] = z, z
+				zk := (xi[ip] + acc[ip]) * ii[ip]
+				zi[ip], oi[ip] = zk, zk
 				continue
 			}
 			tk := ti[ip]
-			z := (xi[ip] - di[ip]*tk + acc[ip]) * ii[ip]
-			ti[ip] = z
-			oi[ip] = tk + z
+			zk := (xi[ip] - di[ip]*tk + acc[ip]) * ii[ip]
+			zi[ip] = zk
+			oi[ip] = tk + zk
 			pap += xi[ip] * oi[ip]
 		}
 		return pap
 	}
 	if rhs {
 		for ip, a := range acc {
-			z := (xi[ip] + a) * ii[ip]
-			ti[ip], oi[ip] = z, z
+			zk := (xi[ip] + a) * ii[ip]
+			zi[ip], oi[ip] = zk, zk
 		}
 		return 0
 	}
@@ -367,7 +360,7 @@ func (ps *pairSolver) fwdBlock(i int, acc, ap, t, src []float64, rhs bool) float
 		for ip, a := range acc {
 			x := xi[ip]
 			ak := (x + a) * ii[ip]
-			ti[ip] = ak - ti[ip]
+			zi[ip] = ak - ti[ip]
 			oi[ip] = ak
 			pap += x * ak
 		}
@@ -375,9 +368,9 @@ func (ps *pairSolver) fwdBlock(i int, acc, ap, t, src []float64, rhs bool) float
 	}
 	for ip, a := range acc {
 		tk := ti[ip]
-		z := (xi[ip] - di[ip]*tk + a) * ii[ip]
-		ti[ip] = z
-		ak := tk + z
+		zk := (xi[ip] - di[ip]*tk + a) * ii[ip]
+		zi[ip] = zk
+		ak := tk + zk
 		oi[ip] = ak
 		pap += xi[ip] * ak
 	}
@@ -385,9 +378,11 @@ func (ps *pairSolver) fwdBlock(i int, acc, ap, t, src []float64, rhs bool) float
 }
 
 // sgsCol is the state of one CG solve in cgSGS: its vectors (unscaled) and
-// scalars. cgSGS2 runs two in lockstep.
+// scalars. y accumulates the solution x itself: x = E⁻ᵀ ŷ, and each step
+// ŷ += α p is x += α t with t = E⁻ᵀ p, which the backward sweep computes, so
+// no sweep is needed at the end. cgSGS2 runs two in lockstep.
 type sgsCol struct {
-	r, p, ap, t, y []float64
+	r, p, ap, t, z, y []float64
 	rz, rz0, thr   float64
 	beta           float64
 	it             int
@@ -400,7 +395,7 @@ type sgsCol struct {
 // anything to solve.
 func (ps *pairSolver) start(c *sgsCol, rhs []float64, tol float64) {
 	ps.load(c, rhs)
-	ps.forward(c.r, c.t, c.p, true)
+	ps.forward(c.r, c.z, c.t, c.p, true)
 	ps.begin(c, tol)
 	// The first direction is Dm∘r̂: backward's update with beta = 0 on a
 	// zeroed p.
@@ -454,29 +449,17 @@ func (ps *pairSolver) step(c *sgsCol, pap float64) {
 		return
 	}
 	alpha := c.rz / pap
-	rzNew, _ := vec.Step(c.y, c.r, c.p, c.ap, ps.xdm[:len(c.y)], alpha)
+	rzNew, _ := vec.Step(c.y, c.r, c.t, c.ap, ps.xdm[:len(c.y)], alpha)
 	c.beta = rzNew / c.rz
 	c.rz = rzNew
 	c.it++
 }
 
-// finish maps c's solution back to x = E⁻ᵀ x̂ (the unscaled system's, which is
-// what cg returns), 0 where v = 0.
+// finish leaves x (the unscaled system's, which is what cg returns) in c.y,
+// exactly 0 where v = 0.
 func (ps *pairSolver) finish(c *sgsCol) solveResult {
-	if c.res.converged && c.rz0 == 0 {
-		return c.res // x is 0
-	}
-	ps.backward(c.t, c.y, nil, 0)
-	return ps.unload(c)
-}
-
-// unload copies x from c.t into c.y, 0 where v = 0.
-func (ps *pairSolver) unload(c *sgsCol) solveResult {
-	s := ps.s
-	for k, x := range c.t {
-		if s[k] > 0 {
-			c.y[k] = x
-		} else {
+	for k, s := range ps.s[:len(c.y)] {
+		if s == 0 {
 			c.y[k] = 0
 		}
 	}
@@ -486,7 +469,7 @@ func (ps *pairSolver) unload(c *sgsCol) solveResult {
 // col1 returns the column state on the solver's own vectors.
 func (ps *pairSolver) col1(y []float64, n int) *sgsCol {
 	c := &ps.cols[0]
-	c.r, c.p, c.ap, c.t, c.y = ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], y[:n]
+	c.r, c.p, c.ap, c.t, c.z, c.y = ps.r[:n], ps.p[:n], ps.ap[:n], ps.t[:n], ps.z[:n], y[:n]
 	return c
 }
 
@@ -506,7 +489,7 @@ func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveRes
 func (ps *pairSolver) run1(c *sgsCol, maxIter int) {
 	for c.check(maxIter, ps.opt.Control); !c.done; c.check(maxIter, ps.opt.Control) {
 		ps.backward(c.t, c.p, c.r, c.beta)
-		ps.step(c, ps.forward(c.ap, c.t, c.p, false))
+		ps.step(c, ps.forward(c.ap, c.z, c.t, c.p, false))
 	}
 }
 

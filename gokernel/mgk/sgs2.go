@@ -21,7 +21,7 @@ import (
 // diagonals xdm and xinv twice (one entry per product node), and the sweeps'
 // block accumulator (one per node of H).
 type interleaved struct {
-	r, p, ap, t, y, dm, inv, acc [][2]float64
+	r, p, ap, t, z, y, dm, inv, acc [][2]float64
 }
 
 // grow2 is grow for two-column vectors.
@@ -34,13 +34,12 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 
 // lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2; c.r and c.y
 // sized) as cgSGS would solve each: a column done before the other (or
-// broken down) is frozen, its ŷ kept aside in c.y and its lane's further
-// updates discarded, while the other goes on; one sweep then finishes both,
-// leaving x in c1.y and c2.y.
+// broken down) is frozen, its x kept aside in c.y and its lane's further
+// updates discarded, while the other goes on, leaving x in c1.y and c2.y.
 func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64, maxIter int) {
 	n, nh := len(rhs1), ps.b.g.N
 	il := &ps.il
-	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.y, &il.dm, &il.inv} {
+	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.z, &il.y, &il.dm, &il.inv} {
 		*v = grow2(*v, n)
 	}
 	for k, d := range ps.xdm[:n] {
@@ -90,7 +89,7 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 				beta[c] = col.beta
 			}
 		}
-		ps.backwardX(beta[0], beta[1], false)
+		ps.backwardX(beta[0], beta[1])
 		pap1, pap2 := ps.forwardX(false)
 		for c, pap := range [2]float64{pap1, pap2} {
 			switch col := cols[c]; {
@@ -102,7 +101,7 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 				alpha[c] = col.rz / pap
 			}
 		}
-		rz1, rz2 := vec.Step2(il.y, il.r, il.p, il.ap, il.dm, alpha[0], alpha[1])
+		rz1, rz2 := vec.Step2(il.y, il.r, il.t, il.ap, il.dm, alpha[0], alpha[1])
 		for c, rz := range [2]float64{rz1, rz2} {
 			if col := cols[c]; !col.done {
 				col.beta, col.rz = rz/col.rz, rz
@@ -111,19 +110,9 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		}
 		check()
 	}
-	// x = E⁻ᵀ ŷ for both columns in one backward sweep, from the ŷ kept
-	// aside; 0 where v = 0.
-	for c, col := range cols {
-		interleave(col.y, il.y, c)
-	}
-	ps.backwardX(0, 0, true)
-	for k, s := range ps.s[:n] {
-		if s > 0 {
-			c1.y[k], c2.y[k] = il.t[k][0], il.t[k][1]
-		} else {
-			c1.y[k], c2.y[k] = 0, 0
-		}
-	}
+	// Both columns are frozen: their x is in c.y (0 where v = 0).
+	ps.finish(c1)
+	ps.finish(c2)
 }
 
 // stepOK reports whether pᵀÂp lets CG step (see step).
@@ -140,10 +129,8 @@ func (ps *pairSolver) scatterX(i int, ptr, edges, to []int32, acc, x [][2]float6
 	}
 }
 
-// backwardX is backward with the direction update (r non-nil) for the
-// two columns, with their betas; with finish set it is backward without it
-// (r nil: finish's t = E⁻ᵀ y), and the betas are not used.
-func (ps *pairSolver) backwardX(beta1, beta2 float64, finish bool) {
+// backwardX is backward for the two columns, with their betas.
+func (ps *pairSolver) backwardX(beta1, beta2 float64) {
 	nh := ps.b.g.N
 	sw := &ps.a.sw
 	il := &ps.il
@@ -153,33 +140,24 @@ func (ps *pairSolver) backwardX(beta1, beta2 float64, finish bool) {
 		ps.scatterX(i, sw.upPtr, sw.up, sw.upTo, acc, il.t)
 		b, e := i*nh, (i+1)*nh
 		t, inv := il.t[b:e], il.inv[b:e]
-		switch lr := ps.loopRow(i); {
-		case lr != nil && finish:
-			ps.backBlockX(i, lr, acc, t, il.y[b:e], nil, 0, 0)
-		case lr != nil:
+		if lr := ps.loopRow(i); lr != nil {
 			ps.backBlockX(i, lr, acc, t, il.p[b:e], il.r[b:e], beta1, beta2)
-		case finish:
-			vec.SweepSolve2(t, il.y[b:e], inv, acc)
-		default:
+		} else {
 			vec.SweepBack2(t, il.p[b:e], il.r[b:e], il.dm[b:e], inv, acc, beta1, beta2)
 		}
 	}
 }
 
 // backBlockX is backBlock for the two columns of a block with loop rows lr:
-// with r non-nil the direction update x = dm∘r + beta·x first, then
-// t = (x + acc + lr-products with t's later entries)∘inv from the last entry
-// to the first.
+// the direction update x = dm∘r + beta·x first, then t = (x + acc +
+// lr-products with t's later entries)∘inv from the last entry to the first.
 func (ps *pairSolver) backBlockX(i int, lr []float64, acc, t, x, r [][2]float64, beta1, beta2 float64) {
 	h := ps.b.g
 	nh := h.N
 	base := i * nh
-	inv := ps.xinv[base : base+nh]
-	if r != nil {
-		dm := ps.xdm[base : base+nh]
-		for ip := range x[:nh] {
-			x[ip] = [2]float64{r[ip][0]*dm[ip] + beta1*x[ip][0], r[ip][1]*dm[ip] + beta2*x[ip][1]}
-		}
+	inv, dm := ps.xinv[base:base+nh], ps.xdm[base:base+nh]
+	for ip := range x[:nh] {
+		x[ip] = [2]float64{r[ip][0]*dm[ip] + beta1*x[ip][0], r[ip][1]*dm[ip] + beta2*x[ip][1]}
 	}
 	for ip := nh - 1; ip >= 0; ip-- {
 		sum := acc[ip]
@@ -195,8 +173,8 @@ func (ps *pairSolver) backBlockX(i int, lr []float64, acc, t, x, r [][2]float64,
 }
 
 // forwardX is forward for the two columns: with rhs it solves E r̂ = p into
-// r (and t), else it sets ap = Â p and returns both columns' pᵀÂp, summed
-// block by block as forward sums them.
+// r (and z), else it sets ap = Â p from t = E⁻ᵀ p (kept) and returns both
+// columns' pᵀÂp, summed block by block as forward sums them.
 func (ps *pairSolver) forwardX(rhs bool) (float64, float64) {
 	nh := ps.b.g.N
 	sw := &ps.a.sw
@@ -209,18 +187,18 @@ func (ps *pairSolver) forwardX(rhs bool) (float64, float64) {
 	pap1, pap2 := 0.0, 0.0
 	for i := 0; i < ps.a.g.N; i++ {
 		clear(acc)
-		ps.scatterX(i, sw.downPtr, sw.down, sw.downTo, acc, il.t)
+		ps.scatterX(i, sw.downPtr, sw.down, sw.downTo, acc, il.z)
 		b, e := i*nh, (i+1)*nh
-		t, p, inv := il.t[b:e], il.p[b:e], il.inv[b:e]
+		z, t, p, inv := il.z[b:e], il.t[b:e], il.p[b:e], il.inv[b:e]
 		var s1, s2 float64
 		switch lr := ps.loopRow(i); {
 		case lr != nil || !rhs && !ps.dkIsDm:
-			s1, s2 = ps.fwdBlockX(i, lr, acc, out[b:e], t, p, rhs)
+			s1, s2 = ps.fwdBlockX(i, lr, acc, out[b:e], z, t, p, rhs)
 		case rhs:
-			vec.SweepSolve2(t, p, inv, acc)
-			copy(out[b:e], t)
+			vec.SweepSolve2(z, p, inv, acc)
+			copy(out[b:e], z)
 		default:
-			s1, s2 = vec.SweepForward2(t, out[b:e], p, inv, acc)
+			s1, s2 = vec.SweepForward2(z, t, out[b:e], p, inv, acc)
 		}
 		pap1 += s1
 		pap2 += s2
@@ -230,7 +208,7 @@ func (ps *pairSolver) forwardX(rhs bool) (float64, float64) {
 
 // fwdBlockX is fwdBlock for the two columns of a block with loop rows lr (nil:
 // none) or dk ≠ Dm: its general loop, entry by entry.
-func (ps *pairSolver) fwdBlockX(i int, lr []float64, acc, ap, t, x [][2]float64, rhs bool) (pap1, pap2 float64) {
+func (ps *pairSolver) fwdBlockX(i int, lr []float64, acc, ap, z, t, x [][2]float64, rhs bool) (pap1, pap2 float64) {
 	h := ps.b.g
 	nh := h.N
 	base := i * nh
@@ -241,21 +219,21 @@ func (ps *pairSolver) fwdBlockX(i int, lr []float64, acc, ap, t, x [][2]float64,
 			for kp := h.RowPtr[ip]; kp < h.RowPtr[ip+1]; kp++ {
 				if jp := int(h.Col[kp]); jp < ip {
 					w := lr[h.EdgeOf[kp]]
-					a[0] += w * t[jp][0] // z, written already
-					a[1] += w * t[jp][1]
+					a[0] += w * z[jp][0] // written already
+					a[1] += w * z[jp][1]
 				}
 			}
 		}
 		if rhs {
-			z := [2]float64{(x[ip][0] + a[0]) * inv[ip], (x[ip][1] + a[1]) * inv[ip]}
-			t[ip], ap[ip] = z, z
+			zk := [2]float64{(x[ip][0] + a[0]) * inv[ip], (x[ip][1] + a[1]) * inv[ip]}
+			z[ip], ap[ip] = zk, zk
 			continue
 		}
 		for c := range 2 {
 			tk := t[ip][c]
-			z := (x[ip][c] - dk[ip]*tk + a[c]) * inv[ip]
-			t[ip][c] = z
-			ap[ip][c] = tk + z
+			zk := (x[ip][c] - dk[ip]*tk + a[c]) * inv[ip]
+			z[ip][c] = zk
+			ap[ip][c] = tk + zk
 		}
 		pap1 += x[ip][0] * ap[ip][0]
 		pap2 += x[ip][1] * ap[ip][1]
@@ -268,12 +246,5 @@ func column(x [][2]float64, xc []float64, c int) {
 	xc = xc[:len(x)]
 	for k, v := range x {
 		xc[k] = v[c]
-	}
-}
-
-// interleave copies xc into column c of x.
-func interleave(xc []float64, x [][2]float64, c int) {
-	for k, v := range xc[:len(x)] {
-		x[k][c] = v
 	}
 }

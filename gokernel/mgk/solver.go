@@ -190,8 +190,8 @@ type pairSolver struct {
 	// (CG multiplies by it: a division per entry and iteration costs more).
 	v, s, dd, diag, inv []float64
 	// sol is the solution x = S y of the last primal solve (see cg); r, p,
-	// ap, t are CG work vectors.
-	sol, r, p, ap, t []float64
+	// ap, t, z are CG work vectors.
+	sol, r, p, ap, t, z []float64
 	cache            []float64
 	// sgs reports that the pair is solved with symmetric Gauss–Seidel on the
 	// edge table (sgs.go); acc, dk, xdm, xinv, dkIsDm, loopRows and loopOff
@@ -245,7 +245,7 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	ps.a, ps.b, ps.opt = a, b, opt
 	g, h := a.g, b.g
 	n := g.N * h.N
-	for _, s := range []*[]float64{&ps.v, &ps.s, &ps.dd, &ps.diag, &ps.inv, &ps.sol, &ps.r, &ps.p, &ps.ap, &ps.t} {
+	for _, s := range []*[]float64{&ps.v, &ps.s, &ps.dd, &ps.diag, &ps.inv, &ps.sol, &ps.r, &ps.p, &ps.ap, &ps.t, &ps.z} {
 		*s = grow(*s, n)
 	}
 	op := ps.choose(a, b, opt)

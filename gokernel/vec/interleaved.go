@@ -78,24 +78,25 @@ func SweepSolve2Go(t, x, inv, acc [][2]float64) {
 	}
 }
 
-// SweepForward2 sets, in both columns, a = (x + acc)∘inv, then t = a − t and
-// ap = a, and returns both columns' xᵀa, each summed in entry order.
-func SweepForward2(t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
+// SweepForward2 sets, in both columns, a = (x + acc)∘inv, then z = a − t and
+// ap = a, and returns both columns' xᵀa, each summed in entry order. z may
+// be t.
+func SweepForward2(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 	if SIMD {
-		return sweepForward2SIMD(t, ap, x, inv, acc)
+		return sweepForward2SIMD(z, t, ap, x, inv, acc)
 	}
-	return SweepForward2Go(t, ap, x, inv, acc)
+	return SweepForward2Go(z, t, ap, x, inv, acc)
 }
 
 // SweepForward2Go is the portable SweepForward2.
-func SweepForward2Go(t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
+func SweepForward2Go(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 	n := len(inv)
-	t, ap, x, acc = t[:n], ap[:n], x[:n], acc[:n]
+	z, t, ap, x, acc = z[:n], t[:n], ap[:n], x[:n], acc[:n]
 	for k, v := range inv {
 		x1, x2 := x[k][0], x[k][1]
 		a1 := (x1 + acc[k][0]) * v[0]
 		a2 := (x2 + acc[k][1]) * v[1]
-		t[k] = [2]float64{a1 - t[k][0], a2 - t[k][1]}
+		z[k] = [2]float64{a1 - t[k][0], a2 - t[k][1]}
 		ap[k] = [2]float64{a1, a2}
 		dot1 += x1 * a1
 		dot2 += x2 * a2

@@ -135,19 +135,31 @@ func TestInterleavedBitForBit(t *testing.T) {
 				sameBits(t, "SweepSolve2 t2", gt2, t2)
 			}
 
-			for _, fwd := range []func(t, ap, x, inv, acc [][2]float64) (float64, float64){SweepForward2, SweepForward2Go} {
-				tv, ap := interleave2(c1[0], c2[0]), make([][2]float64, n)
-				d1, d2 := fwd(tv, ap, interleave2(c1[1], c2[1]), inv2, interleave2(c1[3], c2[3]))
-				t1, t2, ap1, ap2 := cp(c1[0]), cp(c2[0]), make([]float64, n), make([]float64, n)
-				w1, w2 := forwardRef(t1, ap1, c1[1], inv, c1[3]), forwardRef(t2, ap2, c2[1], inv, c2[3])
-				gt1, gt2 := split2(tv)
-				ga1, ga2 := split2(ap)
-				sameBits(t, "SweepForward2 t1", gt1, t1)
-				sameBits(t, "SweepForward2 t2", gt2, t2)
-				sameBits(t, "SweepForward2 ap1", ga1, ap1)
-				sameBits(t, "SweepForward2 ap2", ga2, ap2)
-				if d1 != w1 || d2 != w2 {
-					t.Fatalf("SweepForward2 dots = %v, %v, want %v, %v", d1, d2, w1, w2)
+			for _, fwd := range []func(z, t, ap, x, inv, acc [][2]float64) (float64, float64){SweepForward2, SweepForward2Go} {
+				// z in place of t, and z apart from t (t then unchanged).
+				for _, apart := range []bool{false, true} {
+					tv, ap := interleave2(c1[0], c2[0]), make([][2]float64, n)
+					zv := tv
+					if apart {
+						zv = make([][2]float64, n)
+					}
+					d1, d2 := fwd(zv, tv, ap, interleave2(c1[1], c2[1]), inv2, interleave2(c1[3], c2[3]))
+					t1, t2, ap1, ap2 := cp(c1[0]), cp(c2[0]), make([]float64, n), make([]float64, n)
+					w1, w2 := forwardRef(t1, ap1, c1[1], inv, c1[3]), forwardRef(t2, ap2, c2[1], inv, c2[3])
+					gz1, gz2 := split2(zv)
+					ga1, ga2 := split2(ap)
+					sameBits(t, "SweepForward2 z1", gz1, t1)
+					sameBits(t, "SweepForward2 z2", gz2, t2)
+					sameBits(t, "SweepForward2 ap1", ga1, ap1)
+					sameBits(t, "SweepForward2 ap2", ga2, ap2)
+					if apart {
+						gt1, gt2 := split2(tv)
+						sameBits(t, "SweepForward2 t1 (unchanged)", gt1, c1[0])
+						sameBits(t, "SweepForward2 t2 (unchanged)", gt2, c2[0])
+					}
+					if d1 != w1 || d2 != w2 {
+						t.Fatalf("SweepForward2 dots = %v, %v, want %v, %v", d1, d2, w1, w2)
+					}
 				}
 			}
 

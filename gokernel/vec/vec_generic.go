@@ -24,6 +24,6 @@ func sweepBack2SIMD(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
 func sweepSolve2SIMD(t, x, inv, acc [][2]float64) {
 	SweepSolve2Go(t, x, inv, acc)
 }
-func sweepForward2SIMD(t, ap, x, inv, acc [][2]float64) (float64, float64) {
-	return SweepForward2Go(t, ap, x, inv, acc)
+func sweepForward2SIMD(z, t, ap, x, inv, acc [][2]float64) (float64, float64) {
+	return SweepForward2Go(z, t, ap, x, inv, acc)
 }

@@ -193,14 +193,14 @@ func sweepSolve2SIMD(t, x, inv, acc [][2]float64) {
 	}
 }
 
-func sweepForward2SIMD(t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
+func sweepForward2SIMD(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 	n := len(inv)
-	t, ap, x, acc = t[:n], ap[:n], x[:n], acc[:n]
+	z, t, ap, x, acc = z[:n], t[:n], ap[:n], x[:n], acc[:n]
 	dot := bc2(0)
 	for k := range inv {
 		xk := archsimd.LoadFloat64x2(&x[k])
 		a := xk.Add(archsimd.LoadFloat64x2(&acc[k])).Mul(archsimd.LoadFloat64x2(&inv[k]))
-		a.Sub(archsimd.LoadFloat64x2(&t[k])).Store(&t[k])
+		a.Sub(archsimd.LoadFloat64x2(&t[k])).Store(&z[k])
 		a.Store(&ap[k])
 		dot = dot.Add(xk.Mul(a))
 	}
