@@ -383,11 +383,11 @@ func (ps *pairSolver) fwdBlock(i int, acc, ap, z, t, src []float64, rhs bool) fl
 // no sweep is needed at the end. cgSGS2 runs two in lockstep.
 type sgsCol struct {
 	r, p, ap, t, z, y []float64
-	rz, rz0, thr   float64
-	beta           float64
-	it             int
-	done           bool
-	res            solveResult
+	rz, rz0, thr      float64
+	beta              float64
+	it                int
+	done              bool
+	res               solveResult
 }
 
 // start sets c up for M y = S u from y = 0 (u = rhs, see cg): r̂ = E⁻¹ u on

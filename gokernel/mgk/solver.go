@@ -192,7 +192,7 @@ type pairSolver struct {
 	// sol is the solution x = S y of the last primal solve (see cg); r, p,
 	// ap, t, z are CG work vectors.
 	sol, r, p, ap, t, z []float64
-	cache            []float64
+	cache               []float64
 	// sgs reports that the pair is solved with symmetric Gauss–Seidel on the
 	// edge table (sgs.go); acc, dk, xdm, xinv, dkIsDm, loopRows and loopOff
 	// are its sweeps' scratch and diagonals.
