@@ -33,6 +33,15 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 	}
 }
 
+// sameCols fails unless column 1 of got equals want1 and column 2 want2,
+// entry for entry.
+func sameCols(t *testing.T, what string, got [][2]float64, want1, want2 []float64) {
+	t.Helper()
+	g1, g2 := split2(got)
+	sameBits(t, what+"1", g1, want1)
+	sameBits(t, what+"2", g2, want2)
+}
+
 // The one-column loops of mgk's SGS sweeps that the Sweep and Scatter
 // functions stand for.
 
@@ -99,12 +108,8 @@ func TestInterleavedBitForBit(t *testing.T) {
 				y1, r1, y2, r2 := cp(c1[0]), cp(c1[1]), cp(c2[0]), cp(c2[1])
 				want1, _ := f.one(y1, r1, c1[2], c1[3], w, 0.37)
 				want2, _ := f.one(y2, r2, c2[2], c2[3], w, -1.3)
-				gy1, gy2 := split2(y)
-				gr1, gr2 := split2(r)
-				sameBits(t, f.name+" y1", gy1, y1)
-				sameBits(t, f.name+" y2", gy2, y2)
-				sameBits(t, f.name+" r1", gr1, r1)
-				sameBits(t, f.name+" r2", gr2, r2)
+				sameCols(t, f.name+" y", y, y1, y2)
+				sameCols(t, f.name+" r", r, r1, r2)
 				if rz1 != want1 || rz2 != want2 {
 					t.Fatalf("%s rz = %v, %v, want %v, %v", f.name, rz1, rz2, want1, want2)
 				}
@@ -116,12 +121,8 @@ func TestInterleavedBitForBit(t *testing.T) {
 				t1, x1, t2, x2 := cp(c1[0]), cp(c1[1]), cp(c2[0]), cp(c2[1])
 				backRef(t1, x1, c1[2], w, inv, c1[3], 0.6)
 				backRef(t2, x2, c2[2], w, inv, c2[3], -0.2)
-				gt1, gt2 := split2(tv)
-				gx1, gx2 := split2(x)
-				sameBits(t, "SweepBack2 t1", gt1, t1)
-				sameBits(t, "SweepBack2 t2", gt2, t2)
-				sameBits(t, "SweepBack2 x1", gx1, x1)
-				sameBits(t, "SweepBack2 x2", gx2, x2)
+				sameCols(t, "SweepBack2 t", tv, t1, t2)
+				sameCols(t, "SweepBack2 x", x, x1, x2)
 			}
 
 			for _, solve := range []func(t, x, inv, acc [][2]float64){SweepSolve2, SweepSolve2Go} {
@@ -130,9 +131,7 @@ func TestInterleavedBitForBit(t *testing.T) {
 				t1, t2 := make([]float64, n), make([]float64, n)
 				solveRef(t1, c1[1], inv, c1[3])
 				solveRef(t2, c2[1], inv, c2[3])
-				gt1, gt2 := split2(tv)
-				sameBits(t, "SweepSolve2 t1", gt1, t1)
-				sameBits(t, "SweepSolve2 t2", gt2, t2)
+				sameCols(t, "SweepSolve2 t", tv, t1, t2)
 			}
 
 			for _, fwd := range []func(z, t, ap, x, inv, acc [][2]float64) (float64, float64){SweepForward2, SweepForward2Go} {
@@ -146,16 +145,10 @@ func TestInterleavedBitForBit(t *testing.T) {
 					d1, d2 := fwd(zv, tv, ap, interleave2(c1[1], c2[1]), inv2, interleave2(c1[3], c2[3]))
 					t1, t2, ap1, ap2 := cp(c1[0]), cp(c2[0]), make([]float64, n), make([]float64, n)
 					w1, w2 := forwardRef(t1, ap1, c1[1], inv, c1[3]), forwardRef(t2, ap2, c2[1], inv, c2[3])
-					gz1, gz2 := split2(zv)
-					ga1, ga2 := split2(ap)
-					sameBits(t, "SweepForward2 z1", gz1, t1)
-					sameBits(t, "SweepForward2 z2", gz2, t2)
-					sameBits(t, "SweepForward2 ap1", ga1, ap1)
-					sameBits(t, "SweepForward2 ap2", ga2, ap2)
+					sameCols(t, "SweepForward2 z", zv, t1, t2)
+					sameCols(t, "SweepForward2 ap", ap, ap1, ap2)
 					if apart {
-						gt1, gt2 := split2(tv)
-						sameBits(t, "SweepForward2 t1 (unchanged)", gt1, c1[0])
-						sameBits(t, "SweepForward2 t2 (unchanged)", gt2, c2[0])
+						sameCols(t, "SweepForward2 t (unchanged)", tv, c1[0], c2[0])
 					}
 					if d1 != w1 || d2 != w2 {
 						t.Fatalf("SweepForward2 dots = %v, %v, want %v, %v", d1, d2, w1, w2)
@@ -176,9 +169,7 @@ func TestInterleavedBitForBit(t *testing.T) {
 				a1, a2 := cp(c1[4]), cp(c2[4])
 				scatterRef(a1, c1[5], c, ends)
 				scatterRef(a2, c2[5], c, ends)
-				g1, g2 := split2(acc)
-				sameBits(t, "Scatter2 acc1", g1, a1)
-				sameBits(t, "Scatter2 acc2", g2, a2)
+				sameCols(t, "Scatter2 acc", acc, a1, a2)
 			}
 		})
 	}
