@@ -44,3 +44,14 @@ def best_of(fn, repeat):
         out = fn()
         best = min(best, time.perf_counter() - t)
     return out, best
+
+
+def tu_kernel(graphs, n_jobs=None):
+    """The TU sets' benchmark kernel: MarginalizedGraphKernel, q = 0.01,
+    KroneckerDelta(0.5) on the node labels and, when the graphs have them, on
+    the edge labels (graphgram imported here, from whichever build is on the
+    path)."""
+    import graphgram
+    from graphgram.microkernels import KroneckerDelta, TensorProduct
+    edge = TensorProduct(label=KroneckerDelta(0.5)) if "label" in graphs[0].edge_attrs else None
+    return graphgram.MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), edge, q=0.01, n_jobs=n_jobs)

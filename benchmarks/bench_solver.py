@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 
-from _common import require
+from _common import require, tu_kernel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NEW = os.path.join(os.path.dirname(HERE), "python")
@@ -141,11 +141,7 @@ def worker(task, n, jobs, out):
         graphs, _ = datasets.load_tu(os.path.join(DATA, task))
         if n and n < len(graphs):
             graphs = [graphs[i] for i in np.linspace(0, len(graphs) - 1, n).astype(int)]
-        g0 = graphs[0]
-        has_edge = "label" in g0.edge_attrs
-        node = TensorProduct(label=KroneckerDelta(0.5))
-        edge = TensorProduct(label=KroneckerDelta(0.5)) if has_edge else None
-        kern = graphgram.MarginalizedGraphKernel(node, edge, q=0.01, n_jobs=jobs)
+        kern = tu_kernel(graphs, n_jobs=jobs)
         t = time.perf_counter()
         K = kern(graphs)
         res["time"] = time.perf_counter() - t

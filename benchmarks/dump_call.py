@@ -28,9 +28,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
-from _common import require  # noqa: E402
-from graphgram import MarginalizedGraphKernel, _backend, datasets, molecular_kernel  # noqa: E402
-from graphgram.microkernels import KroneckerDelta, TensorProduct  # noqa: E402
+from _common import require, tu_kernel  # noqa: E402
+from graphgram import _backend, datasets, molecular_kernel  # noqa: E402
 from graphgram.molecules import from_smiles  # noqa: E402
 
 SETS = {"ESOL": ("ESOL/delaney-processed.csv", "smiles"), "QM7": ("QM7/qm7.csv", "smiles"),
@@ -49,9 +48,7 @@ def main():
     if a.set in TU:
         graphs, _ = datasets.load_tu(require() / a.set)
         graphs = graphs[:a.n or len(graphs)]
-        has_edge = "label" in graphs[0].edge_attrs
-        k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)),
-                                    TensorProduct(label=KroneckerDelta(0.5)) if has_edge else None, q=0.01)
+        k = tu_kernel(graphs)
     else:
         path, column = SETS[a.set]
         with open(require() / path, newline="") as f:
