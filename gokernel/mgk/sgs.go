@@ -54,9 +54,9 @@ import (
 // node i, the edges to higher-numbered nodes (up) and to lower ones (down)
 // with their other endpoints, and its self-loops.
 type sweepLists struct {
-	// ends packs each edge's endpoints, u | v<<32, for the sweeps over the
-	// other graph of a pair.
-	ends                  []uint64
+	// ends lists the edges' endpoints for the sweeps over the other graph of
+	// a pair (vec.Scatter).
+	ends                  vec.Ends
 	upPtr, up, upTo       []int32
 	downPtr, down, downTo []int32
 	loopPtr, loop         []int32
@@ -87,10 +87,7 @@ func newSweepLists(g *graph.Graph) sweepLists {
 	s.down = make([]int32, s.downPtr[g.N])
 	s.downTo = make([]int32, s.downPtr[g.N])
 	s.loop = make([]int32, s.loopPtr[g.N])
-	s.ends = make([]uint64, g.NumEdges())
-	for e := range s.ends {
-		s.ends[e] = uint64(uint32(g.EdgeU[e])) | uint64(uint32(g.EdgeV[e]))<<32
-	}
+	s.ends = vec.NewEnds(g.EdgeU, g.EdgeV, g.N)
 
 	nu := append([]int32(nil), s.upPtr[:g.N]...)
 	nd := append([]int32(nil), s.downPtr[:g.N]...)
@@ -245,16 +242,9 @@ func (ps *pairSolver) loopRow(i int) []float64 {
 // at their other ends: acc[a'] += c·x_j[b'], acc[b'] += c·x_j[a'].
 func (ps *pairSolver) scatter(i int, ptr, edges, to []int32, acc, x []float64) {
 	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
-	hab := ps.b.sw.ends[:mh]
 	for k := ptr[i]; k < ptr[i+1]; k++ {
 		e, j := int(edges[k]), int(to[k])
-		xj := x[j*nh : (j+1)*nh]
-		for f, c := range ps.cache[e*mh : (e+1)*mh] {
-			ab := hab[f]
-			a, b := uint32(ab), ab>>32
-			acc[a] += c * xj[b]
-			acc[b] += c * xj[a]
-		}
+		vec.Scatter(acc, x[j*nh:(j+1)*nh], ps.cache[e*mh:(e+1)*mh], ps.b.sw.ends)
 	}
 }
 

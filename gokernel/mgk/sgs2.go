@@ -122,10 +122,9 @@ func stepOK(pap float64) bool { return pap > 0 && !math.IsInf(pap, 0) }
 // acc[b'] += c·x_j[a'] in both.
 func (ps *pairSolver) scatterX(i int, ptr, edges, to []int32, acc, x [][2]float64) {
 	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
-	hab := ps.b.sw.ends[:mh]
 	for k := ptr[i]; k < ptr[i+1]; k++ {
 		e, j := int(edges[k]), int(to[k])
-		vec.Scatter2(acc, x[j*nh:(j+1)*nh], ps.cache[e*mh:(e+1)*mh], hab)
+		vec.Scatter2(acc, x[j*nh:(j+1)*nh], ps.cache[e*mh:(e+1)*mh], ps.b.sw.ends)
 	}
 }
 

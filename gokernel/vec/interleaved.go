@@ -13,30 +13,6 @@ package vec
 // sweeps of package mgk, written there for one column (the tests restate
 // them).
 
-// Scatter2 adds, for every edge f of ends (its endpoints a | b<<32), c[f]·x_b
-// to acc_a and c[f]·x_a to acc_b, in both columns: the scatter of a table row
-// of the SGS sweeps.
-func Scatter2(acc, x [][2]float64, c []float64, ends []uint64) {
-	if SIMD {
-		scatter2SIMD(acc, x, c, ends)
-		return
-	}
-	Scatter2Go(acc, x, c, ends)
-}
-
-// Scatter2Go is the portable Scatter2.
-func Scatter2Go(acc, x [][2]float64, c []float64, ends []uint64) {
-	ends = ends[:len(c)]
-	for f, cf := range c {
-		ab := ends[f]
-		a, b := uint32(ab), ab>>32
-		acc[a][0] += cf * x[b][0]
-		acc[a][1] += cf * x[b][1]
-		acc[b][0] += cf * x[a][0]
-		acc[b][1] += cf * x[a][1]
-	}
-}
-
 // SweepBack2 sets, in both columns, x = r∘dm + beta·x (beta1 and beta2)
 // and then t = (x + acc)∘inv: a block of the backward sweep fused with CG's
 // direction update.

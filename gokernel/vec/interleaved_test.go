@@ -42,8 +42,8 @@ func sameCols(t *testing.T, what string, got [][2]float64, want1, want2 []float6
 	sameBits(t, what+"2", g2, want2)
 }
 
-// The one-column loops of mgk's SGS sweeps that the Sweep and Scatter
-// functions stand for.
+// The one-column loops of mgk's SGS sweeps that the Sweep functions stand
+// for.
 
 func backRef(t, x, r, dm, inv, acc []float64, beta float64) {
 	for k := range t {
@@ -70,18 +70,10 @@ func forwardRef(t, ap, x, inv, acc []float64) float64 {
 	return dot
 }
 
-func scatterRef(acc, x, c []float64, ends []uint64) {
-	for f, cf := range c {
-		a, b := uint32(ends[f]), ends[f]>>32
-		acc[a] += cf * x[b]
-		acc[b] += cf * x[a]
-	}
-}
-
 // TestInterleavedBitForBit checks that every two-column function gives each
 // column exactly what its one-column counterpart gives it alone: Step2 is
-// Step (and Step2Go StepGo), and the Sweep and Scatter functions, vector and
-// portable, are the loops above. Under GOEXPERIMENT=simd on an AVX2 machine
+// Step (and Step2Go StepGo), and the Sweep functions, vector and portable,
+// are the loops above (TestScatter checks Scatter2). Under GOEXPERIMENT=simd on an AVX2 machine
 // this tests the vector code; otherwise both sides are the portable code.
 func TestInterleavedBitForBit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -154,22 +146,6 @@ func TestInterleavedBitForBit(t *testing.T) {
 						t.Fatalf("SweepForward2 dots = %v, %v, want %v, %v", d1, d2, w1, w2)
 					}
 				}
-			}
-
-			// Edges with shared endpoints and self-loops, in no order.
-			m := 2*n + 1
-			ends := make([]uint64, m)
-			for f := range ends {
-				ends[f] = uint64(rng.IntN(n)) | uint64(rng.IntN(n))<<32
-			}
-			c := randVec(rng, m)
-			for _, scatter := range []func(acc, x [][2]float64, c []float64, ends []uint64){Scatter2, Scatter2Go} {
-				acc := interleave2(c1[4], c2[4])
-				scatter(acc, interleave2(c1[5], c2[5]), c, ends)
-				a1, a2 := cp(c1[4]), cp(c2[4])
-				scatterRef(a1, c1[5], c, ends)
-				scatterRef(a2, c2[5], c, ends)
-				sameCols(t, "Scatter2 acc", acc, a1, a2)
 			}
 		})
 	}

@@ -2,7 +2,10 @@
 
 package vec
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"unsafe"
+)
 
 // SIMD reports whether the vector versions are in use: built with
 // GOEXPERIMENT=simd and run on a CPU with AVX2 and FMA.
@@ -122,82 +125,100 @@ func weightedNormSIMD(r, w []float64) float64 {
 	return hsum(&v) + WeightedNormGo(r[k:], w[k:])
 }
 
-// The two-column versions run both columns of an entry in one 128-bit
-// vector (VEX-encoded, which leaves the upper halves clean).
+// The two-column versions take two entries, both columns of each, per
+// 256-bit vector, through a flat view of the [][2]float64 (entry k's columns
+// at 2k and 2k+1); the sweeps take an odd last entry in a 128-bit vector
+// (they run once per block of a sweep, on about 20 entries: a call of the
+// portable version for the last one cost more than the loop).
 
-type f2 = archsimd.Float64x2
-
-func bc2(x float64) f2 { return archsimd.BroadcastFloat64x2(x) }
-
-func scatter2SIMD(acc, x [][2]float64, c []float64, ends []uint64) {
-	ends = ends[:len(c)]
-	for f, cf := range c {
-		ab := ends[f]
-		pa, pb := &acc[uint32(ab)], &acc[ab>>32]
-		xa, xb := archsimd.LoadFloat64x2(&x[uint32(ab)]), archsimd.LoadFloat64x2(&x[ab>>32])
-		cv := bc2(cf)
-		archsimd.LoadFloat64x2(pa).Add(cv.Mul(xb)).Store(pa)
-		archsimd.LoadFloat64x2(pb).Add(cv.Mul(xa)).Store(pb)
-	}
+// flat returns x's numbers as one slice, entry k's columns at 2k and 2k+1.
+func flat(x [][2]float64) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(x))), 2*len(x))
 }
 
-// step2SIMD keeps stepSIMD's four lanes (entries k mod 4) as four two-column
-// accumulators and adds them up in hsum's order.
+// pair2 returns (a1, a2, a1, a2): a1 for column 1 and a2 for column 2 of two
+// entries.
+func pair2(a1, a2 float64) f4 {
+	v := archsimd.BroadcastFloat64x2(a1).SetElem(1, a2)
+	return archsimd.BroadcastFloat64x4(0).SetLo(v).SetHi(v)
+}
+
+// step2SIMD keeps stepSIMD's four lanes (entries k mod 4) for both columns
+// in two accumulators, entries 0, 1 mod 4 in one and 2, 3 in the other, and
+// adds them up in hsum's order.
 func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
 	n := len(inv)
-	y, r, p, ap = y[:n], r[:n], p[:n], ap[:n]
-	al := bc2(alpha1).SetElem(1, alpha2)
-	// Entry k of Step's loop for both columns, into accumulator z.
-	one := func(k int, z f2) f2 {
-		yk, rk := &y[k], &r[k]
-		archsimd.LoadFloat64x2(&p[k]).MulAdd(al, archsimd.LoadFloat64x2(yk)).Store(yk)
-		rv := archsimd.LoadFloat64x2(rk).Sub(archsimd.LoadFloat64x2(&ap[k]).Mul(al))
-		rv.Store(rk)
-		return rv.Mul(rv).MulAdd(archsimd.LoadFloat64x2(&inv[k]), z)
+	fy, fr, fp, fap, finv := flat(y[:n]), flat(r[:n]), flat(p[:n]), flat(ap[:n]), flat(inv)
+	al := pair2(alpha1, alpha2)
+	// Entries j/2 and j/2+1 of Step's loop for both columns, into z.
+	two := func(j int, z f4) f4 {
+		st(ld(fp, j).MulAdd(al, ld(fy, j)), fy, j)
+		rv := ld(fr, j).Sub(ld(fap, j).Mul(al))
+		st(rv, fr, j)
+		return rv.Mul(rv).MulAdd(ld(finv, j), z)
 	}
-	z0 := bc2(0)
-	z1, z2, z3 := z0, z0, z0
+	z01 := archsimd.BroadcastFloat64x4(0)
+	z23 := z01
 	k := 0
 	for ; k+4 <= n; k += 4 {
-		z0 = one(k, z0)
-		z1 = one(k+1, z1)
-		z2 = one(k+2, z2)
-		z3 = one(k+3, z3)
+		z01 = two(2*k, z01)
+		z23 = two(2*k+4, z23)
 	}
-	var v0, v1, v2, v3 [2]float64
-	z0.Store(&v0)
-	z1.Store(&v1)
-	z2.Store(&v2)
-	z3.Store(&v3)
+	var v01, v23 [4]float64
+	z01.Store(&v01)
+	z23.Store(&v23)
 	archsimd.ClearAVXUpperBits()
 	t1, t2 := Step2Go(y[k:], r[k:], p[k:], ap[k:], inv[k:], alpha1, alpha2)
-	return ((v0[0] + v1[0]) + (v2[0] + v3[0])) + t1, ((v0[1] + v1[1]) + (v2[1] + v3[1])) + t2
+	return ((v01[0] + v01[2]) + (v23[0] + v23[2])) + t1, ((v01[1] + v01[3]) + (v23[1] + v23[3])) + t2
 }
 
 func sweepBack2SIMD(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
 	n := len(dm)
-	t, x, r, inv, acc = t[:n], x[:n], r[:n], inv[:n], acc[:n]
-	b := bc2(beta1).SetElem(1, beta2)
-	for k := range dm {
-		xk := archsimd.LoadFloat64x2(&r[k]).Mul(archsimd.LoadFloat64x2(&dm[k])).Add(b.Mul(archsimd.LoadFloat64x2(&x[k])))
+	ft, fx, fr, fdm, finv, facc := flat(t[:n]), flat(x[:n]), flat(r[:n]), flat(dm), flat(inv[:n]), flat(acc[:n])
+	b := pair2(beta1, beta2)
+	j := 0
+	for ; j+4 <= len(fdm); j += 4 {
+		xk := ld(fr, j).Mul(ld(fdm, j)).Add(b.Mul(ld(fx, j)))
+		st(xk, fx, j)
+		st(xk.Add(ld(facc, j)).Mul(ld(finv, j)), ft, j)
+	}
+	if k := j / 2; k < n {
+		xk := archsimd.LoadFloat64x2(&r[k]).Mul(archsimd.LoadFloat64x2(&dm[k])).Add(b.GetLo().Mul(archsimd.LoadFloat64x2(&x[k])))
 		xk.Store(&x[k])
 		xk.Add(archsimd.LoadFloat64x2(&acc[k])).Mul(archsimd.LoadFloat64x2(&inv[k])).Store(&t[k])
 	}
+	archsimd.ClearAVXUpperBits()
 }
 
 func sweepSolve2SIMD(t, x, inv, acc [][2]float64) {
 	n := len(inv)
-	t, x, acc = t[:n], x[:n], acc[:n]
-	for k := range inv {
+	ft, fx, finv, facc := flat(t[:n]), flat(x[:n]), flat(inv), flat(acc[:n])
+	j := 0
+	for ; j+4 <= len(finv); j += 4 {
+		st(ld(fx, j).Add(ld(facc, j)).Mul(ld(finv, j)), ft, j)
+	}
+	if k := j / 2; k < n {
 		archsimd.LoadFloat64x2(&x[k]).Add(archsimd.LoadFloat64x2(&acc[k])).Mul(archsimd.LoadFloat64x2(&inv[k])).Store(&t[k])
 	}
+	archsimd.ClearAVXUpperBits()
 }
 
+// sweepForward2SIMD adds each vector's products to the dots entry by entry
+// (its lower half, then its upper), the one-column loop's order.
 func sweepForward2SIMD(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 	n := len(inv)
-	z, t, ap, x, acc = z[:n], t[:n], ap[:n], x[:n], acc[:n]
-	dot := bc2(0)
-	for k := range inv {
+	fz, ft, fap, fx, finv, facc := flat(z[:n]), flat(t[:n]), flat(ap[:n]), flat(x[:n]), flat(inv), flat(acc[:n])
+	dot := archsimd.BroadcastFloat64x2(0)
+	j := 0
+	for ; j+4 <= len(finv); j += 4 {
+		xk := ld(fx, j)
+		a := xk.Add(ld(facc, j)).Mul(ld(finv, j))
+		st(a.Sub(ld(ft, j)), fz, j)
+		st(a, fap, j)
+		p := xk.Mul(a)
+		dot = dot.Add(p.GetLo()).Add(p.GetHi())
+	}
+	if k := j / 2; k < n {
 		xk := archsimd.LoadFloat64x2(&x[k])
 		a := xk.Add(archsimd.LoadFloat64x2(&acc[k])).Mul(archsimd.LoadFloat64x2(&inv[k]))
 		a.Sub(archsimd.LoadFloat64x2(&t[k])).Store(&z[k])
@@ -206,5 +227,6 @@ func sweepForward2SIMD(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) 
 	}
 	var d [2]float64
 	dot.Store(&d)
+	archsimd.ClearAVXUpperBits()
 	return d[0], d[1]
 }
