@@ -272,11 +272,7 @@ func (ps *pairSolver) backBlock(i int, acc, t, src, r []float64, beta float64) {
 	ri, di := r[base:base+nh], ps.xdm[base:base+nh]
 	lr := ps.loopRow(i)
 	if lr == nil {
-		for ip, a := range acc {
-			x := ri[ip]*di[ip] + beta*xi[ip]
-			xi[ip] = x
-			ti[ip] = (x + a) * ii[ip]
-		}
+		vec.SweepBack(ti, xi, ri, di, ii, acc, beta)
 		return
 	}
 	for ip, x := range xi {
@@ -339,22 +335,13 @@ func (ps *pairSolver) fwdBlock(i int, acc, ap, z, t, src []float64, rhs bool) fl
 		return pap
 	}
 	if rhs {
-		for ip, a := range acc {
-			zk := (xi[ip] + a) * ii[ip]
-			zi[ip], oi[ip] = zk, zk
-		}
+		vec.SweepSolve(zi, xi, ii, acc)
+		copy(oi, zi)
 		return 0
 	}
 	if ps.dkIsDm {
 		// dk·inv = 1: z = (x + a)·inv − t and ap = t + z = (x + a)·inv.
-		for ip, a := range acc {
-			x := xi[ip]
-			ak := (x + a) * ii[ip]
-			zi[ip] = ak - ti[ip]
-			oi[ip] = ak
-			pap += x * ak
-		}
-		return pap
+		return vec.SweepForward(zi, ti, oi, xi, ii, acc)
 	}
 	for ip, a := range acc {
 		tk := ti[ip]
