@@ -272,7 +272,11 @@ func (ps *pairSolver) backBlock(i int, acc, t, src, r []float64, beta float64) {
 	ri, di := r[base:base+nh], ps.xdm[base:base+nh]
 	lr := ps.loopRow(i)
 	if lr == nil {
-		vec.SweepBack(ti, xi, ri, di, ii, acc, beta)
+		for ip, a := range acc {
+			x := ri[ip]*di[ip] + beta*xi[ip]
+			xi[ip] = x
+			ti[ip] = (x + a) * ii[ip]
+		}
 		return
 	}
 	for ip, x := range xi {
@@ -335,13 +339,22 @@ func (ps *pairSolver) fwdBlock(i int, acc, ap, z, t, src []float64, rhs bool) fl
 		return pap
 	}
 	if rhs {
-		vec.SweepSolve(zi, xi, ii, acc)
-		copy(oi, zi)
+		for ip, a := range acc {
+			zk := (xi[ip] + a) * ii[ip]
+			zi[ip], oi[ip] = zk, zk
+		}
 		return 0
 	}
 	if ps.dkIsDm {
 		// dk·inv = 1: z = (x + a)·inv − t and ap = t + z = (x + a)·inv.
-		return vec.SweepForward(zi, ti, oi, xi, ii, acc)
+		for ip, a := range acc {
+			x := xi[ip]
+			ak := (x + a) * ii[ip]
+			zi[ip] = ak - ti[ip]
+			oi[ip] = ak
+			pap += x * ak
+		}
+		return pap
 	}
 	for ip, a := range acc {
 		tk := ti[ip]

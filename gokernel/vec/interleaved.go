@@ -55,8 +55,8 @@ func SweepSolve2Go(t, x, inv, acc [][2]float64) {
 }
 
 // SweepForward2 sets, in both columns, a = (x + acc)∘inv, then z = a − t and
-// ap = a, and returns both columns' xᵀa, each summed as SweepForward sums
-// it. z may be t.
+// ap = a, and returns both columns' xᵀa, each summed in entry order. z may
+// be t.
 func SweepForward2(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 	if SIMD {
 		return sweepForward2SIMD(z, t, ap, x, inv, acc)
@@ -68,24 +68,16 @@ func SweepForward2(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 func SweepForward2Go(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 	n := len(inv)
 	z, t, ap, x, acc = z[:n], t[:n], ap[:n], x[:n], acc[:n]
-	var lane1, lane2 [4]float64
-	var tail1, tail2 float64
-	n4 := n - n%4
 	for k, v := range inv {
 		x1, x2 := x[k][0], x[k][1]
 		a1 := (x1 + acc[k][0]) * v[0]
 		a2 := (x2 + acc[k][1]) * v[1]
 		z[k] = [2]float64{a1 - t[k][0], a2 - t[k][1]}
 		ap[k] = [2]float64{a1, a2}
-		if k < n4 {
-			lane1[k%4] += x1 * a1
-			lane2[k%4] += x2 * a2
-		} else {
-			tail1 += x1 * a1
-			tail2 += x2 * a2
-		}
+		dot1 += x1 * a1
+		dot2 += x2 * a2
 	}
-	return hsum(&lane1) + tail1, hsum(&lane2) + tail2
+	return dot1, dot2
 }
 
 // Step2 is Step on two columns with step lengths alpha1 and alpha2: it

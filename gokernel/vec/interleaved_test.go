@@ -59,74 +59,15 @@ func solveRef(t, x, inv, acc []float64) {
 	}
 }
 
-// forwardRef sums the dot in SweepForward's order: lanes k mod 4 over the
-// first n − n%4 entries, added as (l0 + l1) + (l2 + l3), then the others in
-// order from 0.
 func forwardRef(t, ap, x, inv, acc []float64) float64 {
-	var lane [4]float64
-	tail := 0.0
-	n4 := len(t) - len(t)%4
+	dot := 0.0
 	for k := range t {
 		a := (x[k] + acc[k]) * inv[k]
 		t[k] = a - t[k]
 		ap[k] = a
-		if k < n4 {
-			lane[k%4] += x[k] * a
-		} else {
-			tail += x[k] * a
-		}
+		dot += x[k] * a
 	}
-	return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + tail
-}
-
-// TestSweeps checks the one-column Sweep functions, vector and portable, bit
-// for bit against the loops above.
-func TestSweeps(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	cp := func(v []float64) []float64 { return append([]float64(nil), v...) }
-	for n := 1; n <= 23; n++ {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			var c [6][]float64
-			for i := range c {
-				c[i] = randVec(rng, n)
-			}
-			for _, back := range []func(t, x, r, dm, inv, acc []float64, beta float64){SweepBack, SweepBackGo} {
-				tv, x := cp(c[0]), cp(c[1])
-				back(tv, x, c[2], c[4], c[5], c[3], -0.7)
-				tr, xr := cp(c[0]), cp(c[1])
-				backRef(tr, xr, c[2], c[4], c[5], c[3], -0.7)
-				sameBits(t, "SweepBack t", tv, tr)
-				sameBits(t, "SweepBack x", x, xr)
-			}
-			for _, solve := range []func(t, x, inv, acc []float64){SweepSolve, SweepSolveGo} {
-				tv, tr := make([]float64, n), make([]float64, n)
-				solve(tv, c[1], c[5], c[3])
-				solveRef(tr, c[1], c[5], c[3])
-				sameBits(t, "SweepSolve t", tv, tr)
-			}
-			for _, fwd := range []func(z, t, ap, x, inv, acc []float64) float64{SweepForward, SweepForwardGo} {
-				// z in place of t, and z apart from t (t then unchanged).
-				for _, apart := range []bool{false, true} {
-					tv, ap := cp(c[0]), make([]float64, n)
-					zv := tv
-					if apart {
-						zv = make([]float64, n)
-					}
-					d := fwd(zv, tv, ap, c[1], c[5], c[3])
-					tr, apr := cp(c[0]), make([]float64, n)
-					want := forwardRef(tr, apr, c[1], c[5], c[3])
-					sameBits(t, "SweepForward z", zv, tr)
-					sameBits(t, "SweepForward ap", ap, apr)
-					if apart {
-						sameBits(t, "SweepForward t (unchanged)", tv, c[0])
-					}
-					if d != want {
-						t.Fatalf("SweepForward dot = %v, want %v", d, want)
-					}
-				}
-			}
-		})
-	}
+	return dot
 }
 
 // TestInterleavedBitForBit checks that every two-column function gives each

@@ -26,10 +26,3 @@ func sweepSolve2SIMD(t, x, inv, acc [][2]float64) {
 func sweepForward2SIMD(z, t, ap, x, inv, acc [][2]float64) (float64, float64) {
 	return SweepForward2Go(z, t, ap, x, inv, acc)
 }
-func sweepBackSIMD(t, x, r, dm, inv, acc []float64, beta float64) {
-	SweepBackGo(t, x, r, dm, inv, acc, beta)
-}
-func sweepSolveSIMD(t, x, inv, acc []float64) { SweepSolveGo(t, x, inv, acc) }
-func sweepForwardSIMD(z, t, ap, x, inv, acc []float64) float64 {
-	return SweepForwardGo(z, t, ap, x, inv, acc)
-}

@@ -26,6 +26,9 @@ func ld(s []float64, k int) f4 { return archsimd.LoadFloat64x4((*[4]float64)(s[k
 
 func st(v f4, s []float64, k int) { v.Store((*[4]float64)(s[k : k+4])) }
 
+// hsum returns the sum of v's lanes; call it only after ClearAVXUpperBits.
+func hsum(v *[4]float64) float64 { return (v[0] + v[1]) + (v[2] + v[3]) }
+
 func shiftedScaleSIMD(dst, d, s, x []float64) float64 {
 	n := len(dst)
 	d, s, x = d[:n], s[:n], x[:n]
@@ -200,98 +203,30 @@ func sweepSolve2SIMD(t, x, inv, acc [][2]float64) {
 	archsimd.ClearAVXUpperBits()
 }
 
-// sweepForward2SIMD keeps the dot's four lanes for both columns in two
-// accumulators, entries 0, 1 mod 4 in one and 2, 3 in the other, as
-// step2SIMD does.
+// sweepForward2SIMD adds each vector's products to the dots entry by entry
+// (its lower half, then its upper), the one-column loop's order.
 func sweepForward2SIMD(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 	n := len(inv)
 	fz, ft, fap, fx, finv, facc := flat(z[:n]), flat(t[:n]), flat(ap[:n]), flat(x[:n]), flat(inv), flat(acc[:n])
-	// Entries j/2 and j/2+1 for both columns, their products into d.
-	two := func(j int, d f4) f4 {
+	dot := archsimd.BroadcastFloat64x2(0)
+	j := 0
+	for ; j+4 <= len(finv); j += 4 {
 		xk := ld(fx, j)
 		a := xk.Add(ld(facc, j)).Mul(ld(finv, j))
 		st(a.Sub(ld(ft, j)), fz, j)
 		st(a, fap, j)
-		return d.Add(xk.Mul(a))
+		p := xk.Mul(a)
+		dot = dot.Add(p.GetLo()).Add(p.GetHi())
 	}
-	d01 := archsimd.BroadcastFloat64x4(0)
-	d23 := d01
-	k := 0
-	for ; k+4 <= n; k += 4 {
-		d01 = two(2*k, d01)
-		d23 = two(2*k+4, d23)
-	}
-	// The last n%4 entries, in order from 0.
-	tail := archsimd.BroadcastFloat64x2(0)
-	for ; k < n; k++ {
+	if k := j / 2; k < n {
 		xk := archsimd.LoadFloat64x2(&x[k])
 		a := xk.Add(archsimd.LoadFloat64x2(&acc[k])).Mul(archsimd.LoadFloat64x2(&inv[k]))
 		a.Sub(archsimd.LoadFloat64x2(&t[k])).Store(&z[k])
 		a.Store(&ap[k])
-		tail = tail.Add(xk.Mul(a))
-	}
-	var v01, v23 [4]float64
-	var tl [2]float64
-	d01.Store(&v01)
-	d23.Store(&v23)
-	tail.Store(&tl)
-	archsimd.ClearAVXUpperBits()
-	return ((v01[0] + v01[2]) + (v23[0] + v23[2])) + tl[0], ((v01[1] + v01[3]) + (v23[1] + v23[3])) + tl[1]
-}
-
-func sweepBackSIMD(t, x, r, dm, inv, acc []float64, beta float64) {
-	n := len(dm)
-	t, x, r, inv, acc = t[:n], x[:n], r[:n], inv[:n], acc[:n]
-	b := archsimd.BroadcastFloat64x4(beta)
-	k := 0
-	for ; k+4 <= n; k += 4 {
-		xk := ld(r, k).Mul(ld(dm, k)).Add(b.Mul(ld(x, k)))
-		st(xk, x, k)
-		st(xk.Add(ld(acc, k)).Mul(ld(inv, k)), t, k)
-	}
-	archsimd.ClearAVXUpperBits()
-	for ; k < n; k++ {
-		xk := r[k]*dm[k] + beta*x[k]
-		x[k] = xk
-		t[k] = (xk + acc[k]) * inv[k]
-	}
-}
-
-func sweepSolveSIMD(t, x, inv, acc []float64) {
-	n := len(inv)
-	t, x, acc = t[:n], x[:n], acc[:n]
-	k := 0
-	for ; k+4 <= n; k += 4 {
-		st(ld(x, k).Add(ld(acc, k)).Mul(ld(inv, k)), t, k)
-	}
-	archsimd.ClearAVXUpperBits()
-	for ; k < n; k++ {
-		t[k] = (x[k] + acc[k]) * inv[k]
-	}
-}
-
-func sweepForwardSIMD(z, t, ap, x, inv, acc []float64) float64 {
-	n := len(inv)
-	z, t, ap, x, acc = z[:n], t[:n], ap[:n], x[:n], acc[:n]
-	dot := archsimd.BroadcastFloat64x4(0)
-	k := 0
-	for ; k+4 <= n; k += 4 {
-		xk := ld(x, k)
-		a := xk.Add(ld(acc, k)).Mul(ld(inv, k))
-		st(a.Sub(ld(t, k)), z, k)
-		st(a, ap, k)
 		dot = dot.Add(xk.Mul(a))
 	}
-	var lane [4]float64
-	dot.Store(&lane)
+	var d [2]float64
+	dot.Store(&d)
 	archsimd.ClearAVXUpperBits()
-	tail := 0.0
-	for ; k < n; k++ {
-		xk := x[k]
-		a := (xk + acc[k]) * inv[k]
-		z[k] = a - t[k]
-		ap[k] = a
-		tail += xk * a
-	}
-	return hsum(&lane) + tail
+	return d[0], d[1]
 }
