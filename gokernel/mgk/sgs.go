@@ -55,7 +55,7 @@ import (
 // with their other endpoints, and its self-loops.
 type sweepLists struct {
 	// ends lists the edges' endpoints for the sweeps over the other graph of
-	// a pair (vec.Scatter).
+	// a pair (scatter, and vec.Scatter2 in lockstep).
 	ends                  vec.Ends
 	upPtr, up, upTo       []int32
 	downPtr, down, downTo []int32
@@ -242,9 +242,16 @@ func (ps *pairSolver) loopRow(i int) []float64 {
 // at their other ends: acc[a'] += c·x_j[b'], acc[b'] += c·x_j[a'].
 func (ps *pairSolver) scatter(i int, ptr, edges, to []int32, acc, x []float64) {
 	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
+	hab := ps.b.sw.ends.Packed()[:mh]
 	for k := ptr[i]; k < ptr[i+1]; k++ {
 		e, j := int(edges[k]), int(to[k])
-		vec.Scatter(acc, x[j*nh:(j+1)*nh], ps.cache[e*mh:(e+1)*mh], ps.b.sw.ends)
+		xj := x[j*nh : (j+1)*nh]
+		for f, c := range ps.cache[e*mh : (e+1)*mh] {
+			ab := hab[f]
+			a, b := uint32(ab), ab>>32
+			acc[a] += c * xj[b]
+			acc[b] += c * xj[a]
+		}
 	}
 }
 

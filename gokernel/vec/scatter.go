@@ -2,10 +2,10 @@ package vec
 
 import "fmt"
 
-// Ends lists the edges of a graph for Scatter and Scatter2: edge f's
-// endpoints a and b packed as a | b<<32, every endpoint below the node count
-// it was built with. It is checked once, when built, so that the scatters
-// need only compare vector lengths with that node count.
+// Ends lists the edges of a graph for Scatter2: edge f's endpoints a and b
+// packed as a | b<<32, every endpoint below the node count it was built with.
+// It is checked once, when built, so that Scatter2 needs only compare vector
+// lengths with that node count.
 type Ends struct {
 	ab []uint64
 	n  int
@@ -28,10 +28,14 @@ func NewEnds(u, v []int32, n int) Ends {
 	return Ends{ab: ab, n: n}
 }
 
+// Packed returns the edges' endpoints, a | b<<32 for edge a–b, for loops
+// that index them directly (and check each index).
+func (e Ends) Packed() []uint64 { return e.ab }
+
 // Len returns the number of edges.
 func (e Ends) Len() int { return len(e.ab) }
 
-// check panics unless the scatters may run on ends' first m edges with
+// check panics unless Scatter2 may run on ends' first m edges with
 // vectors of na and nx entries.
 func (e Ends) check(m, na, nx int) {
 	if m > len(e.ab) || na < e.n || nx < e.n {
@@ -39,30 +43,13 @@ func (e Ends) check(m, na, nx int) {
 	}
 }
 
-// Scatter adds, for each of the first len(c) edges f of ends (a–b), c[f]·x_b
-// to acc_a and then c[f]·x_a to acc_b: the scatter of one edge-table row in
-// the SGS sweeps. acc and x need an entry for every node of the graph. On
-// amd64 it runs in assembly, with the bounds checked once per call through
-// ends instead of once per entry.
-func Scatter(acc, x, c []float64, ends Ends) {
-	ends.check(len(c), len(acc), len(x))
-	if len(c) > 0 {
-		scatterAsm(acc, x, c, ends.ab)
-	}
-}
-
-// ScatterGo is the portable Scatter.
-func ScatterGo(acc, x, c []float64, ends Ends) {
-	ab := ends.ab[:len(c)]
-	for f, cf := range c {
-		a, b := uint32(ab[f]), ab[f]>>32
-		acc[a] += cf * x[b]
-		acc[b] += cf * x[a]
-	}
-}
-
-// Scatter2 is Scatter on two columns side by side (see interleaved.go), the
-// arithmetic of Scatter on each.
+// Scatter2 adds, in both columns of two side by side (see interleaved.go),
+// for each of the first len(c) edges f of ends (a–b), c[f]·x_b to acc_a and
+// then c[f]·x_a to acc_b: the scatter of one edge-table row in GramGrad's
+// SGS sweeps, each column's arithmetic that of the one-column scatter of
+// package mgk. acc and x need an entry for every node of the graph. On amd64
+// it runs in assembly, with the bounds checked once per call through ends
+// instead of once per entry.
 func Scatter2(acc, x [][2]float64, c []float64, ends Ends) {
 	ends.check(len(c), len(acc), len(x))
 	if len(c) > 0 {

@@ -2,37 +2,10 @@
 
 #include "textflag.h"
 
-// func scatterAsm(acc, x, c []float64, ends []uint64)
-// len(c) > 0; every endpoint of ends[:len(c)] indexes acc and x.
-TEXT ·scatterAsm(SB), NOSPLIT, $0-96
-	MOVQ acc_base+0(FP), DI
-	MOVQ x_base+24(FP), SI
-	MOVQ c_base+48(FP), DX
-	MOVQ c_len+56(FP), CX
-	MOVQ ends_base+72(FP), BX
-	XORQ AX, AX
-
-loop:
-	MOVQ  (BX)(AX*8), R8 // a | b<<32
-	MOVL  R8, R9         // a
-	SHRQ  $32, R8        // b
-	MOVSD (DX)(AX*8), X0 // c[f]
-	MOVSD (SI)(R8*8), X1
-	MULSD X0, X1         // c·x_b
-	ADDSD (DI)(R9*8), X1
-	MOVSD X1, (DI)(R9*8) // acc_a += c·x_b
-	MOVSD (SI)(R9*8), X2
-	MULSD X0, X2         // c·x_a
-	ADDSD (DI)(R8*8), X2
-	MOVSD X2, (DI)(R8*8) // acc_b += c·x_a
-	INCQ  AX
-	CMPQ  AX, CX
-	JLT   loop
-	RET
-
 // func scatter2Asm(acc, x [][2]float64, c []float64, ends []uint64)
-// As scatterAsm, on 16-byte entries of two columns, with packed operations
-// (unaligned loads: a slice of [2]float64 need not be 16-byte aligned).
+// len(c) > 0; every endpoint of ends[:len(c)] indexes acc and x. Entries are
+// 16 bytes, both columns, updated with packed operations (unaligned loads: a
+// slice of [2]float64 need not be 16-byte aligned).
 TEXT ·scatter2Asm(SB), NOSPLIT, $0-96
 	MOVQ acc_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
@@ -41,10 +14,10 @@ TEXT ·scatter2Asm(SB), NOSPLIT, $0-96
 	MOVQ ends_base+72(FP), BX
 	XORQ AX, AX
 
-loop2:
-	MOVQ    (BX)(AX*8), R8
-	MOVL    R8, R9
-	SHRQ    $32, R8
+loop:
+	MOVQ    (BX)(AX*8), R8     // a | b<<32
+	MOVL    R8, R9             // a
+	SHRQ    $32, R8            // b
 	SHLQ    $4, R8             // byte offset of entry b
 	SHLQ    $4, R9             // byte offset of entry a
 	MOVSD   (DX)(AX*8), X0
@@ -53,13 +26,13 @@ loop2:
 	MULPD   X0, X1
 	MOVUPD  (DI)(R9*1), X2
 	ADDPD   X2, X1
-	MOVUPD  X1, (DI)(R9*1)
+	MOVUPD  X1, (DI)(R9*1)     // acc_a += c·x_b
 	MOVUPD  (SI)(R9*1), X3
 	MULPD   X0, X3
 	MOVUPD  (DI)(R8*1), X4
 	ADDPD   X4, X3
-	MOVUPD  X3, (DI)(R8*1)
+	MOVUPD  X3, (DI)(R8*1)     // acc_b += c·x_a
 	INCQ    AX
 	CMPQ    AX, CX
-	JLT     loop2
+	JLT     loop
 	RET

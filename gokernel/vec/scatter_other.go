@@ -2,10 +2,6 @@
 
 package vec
 
-func scatterAsm(acc, x, c []float64, ab []uint64) {
-	ScatterGo(acc, x, c, Ends{ab: ab})
-}
-
 func scatter2Asm(acc, x [][2]float64, c []float64, ab []uint64) {
 	Scatter2Go(acc, x, c, Ends{ab: ab})
 }
