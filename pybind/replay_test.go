@@ -112,9 +112,9 @@ func readReplay(tb testing.TB, dir string) *replayed {
 
 // BenchmarkReplay replays the marginalized-kernel call dumped by
 // benchmarks/dump_call.py into $GRAPHGRAM_REPLAY, as "gram" and as
-// "gram_grad" (K(X, X) and its gradient), and as "column", K(X, {X[0]}): one
-// column, as the choice of inducing graphs asks for, for profiles of real
-// workloads:
+// "gram_grad" (K(X, X) and its gradient), as "grad_ratio" (both, alternately,
+// for the ratio of their times), and as "column", K(X, {X[0]}): one column,
+// as the choice of inducing graphs asks for, for profiles of real workloads:
 //
 //	GRAPHGRAM_REPLAY=/tmp/esol300 GOEXPERIMENT=simd go test ./pybind -run '^$' -bench Replay -cpuprofile cpu.out
 func BenchmarkReplay(b *testing.B) {
@@ -132,6 +132,27 @@ func BenchmarkReplay(b *testing.B) {
 	n := r.nGraphs
 	out := make([]float64, n*n)
 	grad := make([]float64, n*n*p.NParams)
+	compute := func(call string, y uintptr, yl, ol int, g uintptr, gl int) {
+		warn, err := Compute("marginalized", call, r.params, uintptr(unsafe.Pointer(&r.desc[0])), len(r.desc), y, yl,
+			uintptr(unsafe.Pointer(&out[0])), ol, 0, 0, g, gl, 0, 0)
+		if err != nil || warn != "" {
+			b.Fatalf("%v %q", err, warn)
+		}
+	}
+	// grad_ratio alternates K and K with its gradient, call by call, and
+	// reports the ratio of their summed times: load on the machine slows
+	// both alike.
+	b.Run("grad_ratio", func(b *testing.B) {
+		var tk, tg time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			compute("gram", 0, 0, len(out), 0, 0)
+			t1 := time.Now()
+			compute("gram_grad", 0, 0, len(out), uintptr(unsafe.Pointer(&grad[0])), len(grad))
+			tk, tg = tk+t1.Sub(t0), tg+time.Since(t1)
+		}
+		b.ReportMetric(tg.Seconds()/tk.Seconds(), "grad/K")
+	})
 	for _, mode := range []string{"gram", "gram_grad", "column"} {
 		b.Run(mode, func(b *testing.B) {
 			pairs := n * (n + 1) / 2
@@ -146,11 +167,7 @@ func BenchmarkReplay(b *testing.B) {
 				case "column":
 					call, y, yl, ol, pairs = "gram", uintptr(unsafe.Pointer(&r.first[0])), len(r.first), n, n
 				}
-				warn, err := Compute("marginalized", call, r.params, uintptr(unsafe.Pointer(&r.desc[0])), len(r.desc), y, yl,
-					uintptr(unsafe.Pointer(&out[0])), ol, 0, 0, g, gl, 0, 0)
-				if err != nil || warn != "" {
-					b.Fatalf("%v %q", err, warn)
-				}
+				compute(call, y, yl, ol, g, gl)
 			}
 			b.ReportMetric(float64(pairs)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 			// CPU time (all threads) beside the wall time: with GOMAXPROCS=1 it
