@@ -22,10 +22,10 @@ func NumParams(opt Options) int {
 
 // gradScratch is the per-worker memory of the gradient, beside pairSolver's.
 type gradScratch struct {
-	x, u, wx, wu, lam []float64
-	gv, ge            []float64 // one kernel gradient
-	cn, ce            []float64 // coefficients per pair of node / edge labels
-	g                 []float64 // the pair's gradient
+	x, u, wx, wu []float64
+	gv, ge       []float64 // one kernel gradient
+	cn, ce       []float64 // coefficients per pair of node / edge labels
+	g            []float64 // the pair's gradient
 }
 
 // GramGrad is Gram plus the gradient of every entry with respect to the raw
@@ -136,7 +136,7 @@ func merged(res, adj solveResult) solveResult {
 
 // grow sizes gs's vectors for n product nodes.
 func (gs *gradScratch) grow(n int) {
-	for _, s := range []*[]float64{&gs.x, &gs.u, &gs.wx, &gs.wu, &gs.lam} {
+	for _, s := range []*[]float64{&gs.x, &gs.u, &gs.wx, &gs.wu} {
 		*s = grow(*s, n)
 	}
 }
@@ -169,29 +169,12 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 	gs.gv, gs.ge = grow(gs.gv, nv), grow(gs.ge, ne)
 	clear(g)
 
-	// The full x (with the length-0 term V·1 added back when Lmin = 1), in
-	// the quotient's weighting (x̃ = c∘x), and W x.
-	for k := range gs.x {
-		gs.x[k] = ps.x(k)
-		if opt.Lmin == 1 {
-			gs.x[k] += ps.c(k) * ps.v[k]
+	// Without v > 0 everywhere, W x and W u come from products with W,
+	// which need the full x (fullX) whole first.
+	if !ps.vPos {
+		for k := range gs.x {
+			gs.x[k] = ps.fullX(k)
 		}
-	}
-	if ps.vPos {
-		// With v > 0 everywhere, W x follows from the solved system
-		// (D V⁻¹ − W) x = D c (full x; with Lmin = 1 the solved part x'
-		// gives W x = D V⁻¹ x' exactly): a pass over the vectors instead of
-		// a product with W. Its error is the primal's residual, below the
-		// solve's tolerance, which the gradients' accuracy allows 1000
-		// times over.
-		for k, d := range ps.dd[:N] {
-			if opt.Lmin == 1 {
-				gs.wx[k] = d / ps.v[k] * ps.sol[k]
-			} else {
-				gs.wx[k] = d/ps.v[k]*ps.sol[k] - d*ps.c(k)
-			}
-		}
-	} else {
 		ps.w.mulW(gs.wx, gs.x)
 	}
 
@@ -208,40 +191,52 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 		// W u is needed where v = 0 only, where λ is not u/v.
 		ps.w.mulW(gs.wu, gs.u)
 	}
-	for i := 0; i < G.N; i++ {
-		for ip := 0; ip < nh; ip++ {
-			k := i*nh + ip
-			if ps.v[k] > 0 {
-				gs.lam[k] = gs.u[k] / ps.v[k]
-			} else {
-				gs.lam[k] = (ps.c(k)*a.p(i)*b.p(ip) + gs.wu[k]) / ps.dd[k]
-			}
-		}
-	}
 
-	// q: dD = 2D/(1−q).
-	dq := 0.0
-	for k, d := range ps.dd[:N] {
-		dq += d * (ps.c(k)*gs.u[k] - gs.lam[k]*gs.x[k])
-	}
-	g[0] = dq * 2 / (1 - opt.Q)
-
-	// Node kernel, one gradient evaluation per pair of node labels.
+	// One pass over the product nodes gives λ, the gradient of q (dD =
+	// 2D/(1−q)) and the node kernel's weights per pair of node labels, and,
+	// with v > 0 everywhere, x and W x on the way: W x then follows from the
+	// solved system (D V⁻¹ − W) x = D c (full x; with Lmin = 1 the solved
+	// part x' gives W x = D V⁻¹ x' exactly) instead of a product with W. Its
+	// error is the primal's residual, below the solve's tolerance, which the
+	// gradients' accuracy allows 1000 times over.
 	gn := g[1 : 1+nv]
 	lg, lh := len(a.nrep), len(b.nrep)
 	gs.cn = grow(gs.cn, lg*lh)
 	clear(gs.cn)
+	dq := 0.0
 	for i := 0; i < G.N; i++ {
 		row := gs.cn[int(a.nlab[i])*lh:]
 		for ip := 0; ip < nh; ip++ {
 			k := i*nh + ip
-			c := gs.lam[k] * (ps.dd[k]*ps.c(k) + gs.wx[k])
-			if opt.Lmin == 1 {
-				c -= ps.c(k) * ps.c(k) * a.p(i) * b.p(ip)
+			d, v, c := ps.dd[k], ps.v[k], ps.c(k)
+			var x, wx float64
+			switch {
+			case !ps.vPos:
+				x, wx = gs.x[k], gs.wx[k]
+			case opt.Lmin == 1:
+				x, wx = ps.fullX(k), d/v*ps.sol[k]
+				gs.x[k] = x
+			default:
+				x, wx = ps.fullX(k), d/v*ps.sol[k]-d*c
+				gs.x[k] = x
 			}
-			row[b.nlab[ip]] += c
+			var lam float64
+			if v > 0 {
+				lam = gs.u[k] / v
+			} else {
+				lam = (c*a.p(i)*b.p(ip) + gs.wu[k]) / d
+			}
+			dq += d * (c*gs.u[k] - lam*x)
+			cn := lam * (d*c + wx)
+			if opt.Lmin == 1 {
+				cn -= c * c * a.p(i) * b.p(ip)
+			}
+			row[b.nlab[ip]] += cn
 		}
 	}
+	g[0] = dq * 2 / (1 - opt.Q)
+
+	// Node kernel, one gradient evaluation per pair of node labels.
 	contract(gn, gs.cn, lg, lh, ps.nodeTable(a, b), a.ngl, b.ngl, gs.gv, func(la, lb int) {
 		opt.NodeKernel.EvalGrad(G.Node(int(a.nrep[la])), H.Node(int(b.nrep[lb])), gs.gv)
 	})

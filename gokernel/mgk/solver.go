@@ -575,6 +575,15 @@ func (ps *pairSolver) c(k int) float64 {
 // x_(i,i') − v_(i,i') with Lmin = 1.
 func (ps *pairSolver) x(k int) float64 { return ps.sol[k] }
 
+// fullX returns the full x at product node k, in the quotient's weighting
+// (x̃ = c∘x): x(k), with the length-0 term c·v added back when Lmin = 1.
+func (ps *pairSolver) fullX(k int) float64 {
+	if ps.opt.Lmin == 1 {
+		return ps.x(k) + ps.c(k)*ps.v[k]
+	}
+	return ps.x(k)
+}
+
 // value returns K for the solved pair: Σ p_i p'_i' x(k).
 func (ps *pairSolver) value() float64 {
 	a, b := ps.a, ps.b
