@@ -4,14 +4,13 @@ package vec
 //
 // The functions with a 2 suffix work on two vectors stored side by side, as
 // one [][2]float64 (entry k of column c at [k][c]), and take their per-entry
-// weights (dm, inv) the same way, the same weight twice: a 128-bit load then
-// serves both columns. For each column they do exactly the
-// arithmetic of the one-column code they stand for, operation for operation
-// and in the same order, so that a solve run beside another gives, bit for
-// bit, what it gives alone: Step2 is Step on each column (and Step2Go
-// StepGo), and the Sweep and Scatter functions are the loops of the SGS
-// sweeps of package mgk, written there for one column (the tests restate
-// them).
+// weights (dm, inv) the same way, the same weight twice: one vector load then
+// serves both columns. For each column they do exactly the arithmetic of the
+// one-column code they stand for, operation for operation and in the same
+// order, so that a solve run beside another gives, bit for bit, what it gives
+// alone: Step2 is Step on each column (and Step2Go StepGo), and the Sweep
+// functions and Scatter2 (scatter.go) are the loops of the SGS sweeps of
+// package mgk, written there for one column (the tests restate them).
 
 // SweepBack2 sets, in both columns, x = r∘dm + beta·x (beta1 and beta2)
 // and then t = (x + acc)∘inv: a block of the backward sweep fused with CG's
