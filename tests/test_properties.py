@@ -37,6 +37,17 @@ def kernels():
 lists = st.lists(graphs(), min_size=1, max_size=5)
 
 
+def rtol_between_runs(k):
+    """How far two computations of one kernel value may differ. The
+    marginalized kernel's contract (accuracy=None) puts every K within 1e-9
+    relative of its linear system's exact solution (random graphs here come
+    to 0.9e-9); a normalized value K/sqrt(K_GG K_HH) is then within 2e-9, and
+    two computations of it (other node orders, or calls that quotient
+    differently) within 4e-9 of each other. The other kernels are exact up
+    to rounding."""
+    return 4e-9 if isinstance(k, MarginalizedGraphKernel) else 1e-9
+
+
 @SETTINGS
 @given(lists)
 def test_symmetric_psd_unit_diagonal(X):
@@ -62,7 +73,7 @@ def test_node_permutation_invariance(X, rnd):
                               node_attrs={a: v[perm] for a, v in g.node_attrs.items()},
                               edge_attrs=dict(g.edge_attrs)))
     for k in kernels():
-        np.testing.assert_allclose(k(X, permuted), k(X), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(k(X, permuted), k(X), rtol=rtol_between_runs(k), atol=1e-12)
 
 
 @SETTINGS
@@ -70,7 +81,7 @@ def test_node_permutation_invariance(X, rnd):
 def test_cross_block_of_union_and_pickle(X, Y):
     for k in kernels():
         KXY = k(X, Y)
-        np.testing.assert_allclose(KXY, k(X + Y)[:len(X), len(X):], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(KXY, k(X + Y)[:len(X), len(X):], rtol=rtol_between_runs(k), atol=1e-12)
         np.testing.assert_array_equal(pickle.loads(pickle.dumps(k))(X, Y), KXY)
         Xc = pickle.loads(pickle.dumps(X))
         np.testing.assert_array_equal(k(Xc, Y), KXY)
