@@ -26,7 +26,9 @@
 // 1e-9 relative (Options.Accuracy; the residual tolerances are derived from it
 // with factors measured on the MUTAG, ENZYMES, NCI1 and PROTEINS Gram
 // matrices, where the largest error stayed below 0.35× the accuracy asked
-// for). GramGrad's K is Gram's, bit for bit; its adjoint solves run looser,
+// for; on 18,000 pairs of small random graphs with self-loops and weights
+// 0.1–2, tests/test_properties.py's, it reached 0.91×). GramGrad's K is
+// Gram's, bit for bit; its adjoint solves run looser,
 // to Options.GradAccuracy (1e-6 relative) for the gradients, in lockstep with
 // the primal ones on SGS pairs, both columns side by side (sgs2.go).
 //
