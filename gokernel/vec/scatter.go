@@ -32,9 +32,6 @@ func NewEnds(u, v []int32, n int) Ends {
 // that index them directly (and check each index).
 func (e Ends) Packed() []uint64 { return e.ab }
 
-// Len returns the number of edges.
-func (e Ends) Len() int { return len(e.ab) }
-
 // check panics unless Scatter2 may run on ends' first m edges with
 // vectors of na and nx entries.
 func (e Ends) check(m, na, nx int) {
