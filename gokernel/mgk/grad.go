@@ -210,15 +210,14 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 			k := i*nh + ip
 			d, v, c := ps.dd[k], ps.v[k], ps.c(k)
 			var x, wx float64
-			switch {
-			case !ps.vPos:
-				x, wx = gs.x[k], gs.wx[k]
-			case opt.Lmin == 1:
+			if ps.vPos {
 				x, wx = ps.fullX(k), d/v*ps.sol[k]
+				if opt.Lmin != 1 {
+					wx -= d * c
+				}
 				gs.x[k] = x
-			default:
-				x, wx = ps.fullX(k), d/v*ps.sol[k]-d*c
-				gs.x[k] = x
+			} else {
+				x, wx = gs.x[k], gs.wx[k]
 			}
 			var lam float64
 			if v > 0 {
