@@ -28,6 +28,58 @@ type gradScratch struct {
 	g            []float64 // the pair's gradient
 }
 
+// labelRuns lists a graph's nodes and edges label by label, so that the
+// gradient's contraction sums each label's share in a register instead of
+// adding every term to its label's bin in memory (a chain of stores and
+// loads when consecutive nodes or edges share a label, as in molecules).
+type labelRuns struct {
+	// nodes[nodePtr[l]:nodePtr[l+1]] are the nodes with label l.
+	nodes, nodePtr []int32
+	// ends[edgePtr[l]:edgePtr[l+1]] are the endpoints u | v<<32 of the edges
+	// with label l, and weight their weights, halved for a self-loop (whose
+	// two directions the contraction counts twice).
+	ends    []uint64
+	weight  []float64
+	edgePtr []int32
+}
+
+func newLabelRuns(g *graph.Graph, nlab []int32, nl int, elab []int32, el int) labelRuns {
+	var r labelRuns
+	r.nodePtr = make([]int32, nl+1)
+	for _, l := range nlab {
+		r.nodePtr[l+1]++
+	}
+	r.edgePtr = make([]int32, el+1)
+	for _, l := range elab {
+		r.edgePtr[l+1]++
+	}
+	for l := range nl {
+		r.nodePtr[l+1] += r.nodePtr[l]
+	}
+	for l := range el {
+		r.edgePtr[l+1] += r.edgePtr[l]
+	}
+	r.nodes = make([]int32, len(nlab))
+	next := append([]int32(nil), r.nodePtr[:nl]...)
+	for i, l := range nlab {
+		r.nodes[next[l]] = int32(i)
+		next[l]++
+	}
+	r.ends = make([]uint64, len(elab))
+	r.weight = make([]float64, len(elab))
+	next = append(next[:0], r.edgePtr[:el]...)
+	for f, l := range elab {
+		u, v := g.EdgeU[f], g.EdgeV[f]
+		w := g.Weight[f]
+		if u == v {
+			w *= 0.5
+		}
+		r.ends[next[l]], r.weight[next[l]] = uint64(uint32(u))|uint64(uint32(v))<<32, w
+		next[l]++
+	}
+	return r
+}
+
 // GramGrad is Gram plus the gradient of every entry with respect to the raw
 // hyperparameters θ = (q, node-kernel parameters, edge-kernel parameters):
 // grad[(i*len(Y)+j)*NumParams(opt) + k] = ∂K(X[i], Y[j])/∂θ_k. iters, when
@@ -204,33 +256,54 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 	gs.cn = grow(gs.cn, lg*lh)
 	clear(gs.cn)
 	dq := 0.0
+	runs := &b.runs
 	for i := 0; i < G.N; i++ {
 		row := gs.cn[int(a.nlab[i])*lh:]
-		for ip := 0; ip < nh; ip++ {
-			k := i*nh + ip
-			d, v, c := ps.dd[k], ps.v[k], ps.c(k)
-			var x, wx float64
-			if ps.vPos {
-				x, wx = ps.fullX(k), d/v*ps.sol[k]
-				if opt.Lmin != 1 {
-					wx -= d * c
+		kv := ps.kv[int(a.nlab[i])*lh:]
+		for l := range lh {
+			sum := 0.0
+			nodes := runs.nodes[runs.nodePtr[l]:runs.nodePtr[l+1]]
+			if v := kv[l]; ps.vPos {
+				// v is the same on the run: λ = u/v and W x = (d/v)·x' with
+				// one division per run.
+				vInv := 1 / v
+				for _, ip := range nodes {
+					k := i*nh + int(ip)
+					d, c, sol := ps.dd[k], ps.c(k), ps.sol[k]
+					x, wx := sol, d*vInv*sol
+					if opt.Lmin == 1 {
+						x += c * v
+					} else {
+						wx -= d * c
+					}
+					gs.x[k] = x
+					lam := gs.u[k] * vInv
+					dq += d * (c*gs.u[k] - lam*x)
+					cn := lam * (d*c + wx)
+					if opt.Lmin == 1 {
+						cn -= c * c * a.p(i) * b.p(int(ip))
+					}
+					sum += cn
 				}
-				gs.x[k] = x
 			} else {
-				x, wx = gs.x[k], gs.wx[k]
+				for _, ip := range nodes {
+					k := i*nh + int(ip)
+					d, c, x, wx := ps.dd[k], ps.c(k), gs.x[k], gs.wx[k]
+					var lam float64
+					if v > 0 {
+						lam = gs.u[k] / v
+					} else {
+						lam = (c*a.p(i)*b.p(int(ip)) + gs.wu[k]) / d
+					}
+					dq += d * (c*gs.u[k] - lam*x)
+					cn := lam * (d*c + wx)
+					if opt.Lmin == 1 {
+						cn -= c * c * a.p(i) * b.p(int(ip))
+					}
+					sum += cn
+				}
 			}
-			var lam float64
-			if v > 0 {
-				lam = gs.u[k] / v
-			} else {
-				lam = (c*a.p(i)*b.p(ip) + gs.wu[k]) / d
-			}
-			dq += d * (c*gs.u[k] - lam*x)
-			cn := lam * (d*c + wx)
-			if opt.Lmin == 1 {
-				cn -= c * c * a.p(i) * b.p(ip)
-			}
-			row[b.nlab[ip]] += cn
+			row[l] += sum
 		}
 	}
 	g[0] = dq * 2 / (1 - opt.Q)
@@ -248,25 +321,28 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 	lg, lh = len(a.erep), len(b.erep)
 	gs.ce = grow(gs.ce, lg*lh)
 	clear(gs.ce)
-	mh := H.NumEdges()
-	hu, hv := H.EdgeU[:mh], H.EdgeV[:mh]
 	for e := 0; e < G.NumEdges(); e++ {
 		ae, be := int(G.EdgeU[e]), int(G.EdgeV[e])
 		ua, ub := gs.u[ae*nh:(ae+1)*nh], gs.u[be*nh:(be+1)*nh]
 		xa, xb := gs.x[ae*nh:(ae+1)*nh], gs.x[be*nh:(be+1)*nh]
 		row := gs.ce[int(a.elab[e])*lh:]
-		we := G.Weight[e]
-		for f := range mh {
-			af, bf := hu[f], hv[f]
-			c := ua[af]*xb[bf] + ua[bf]*xb[af]
+		for l := range lh {
+			q0, q1 := runs.edgePtr[l], runs.edgePtr[l+1]
+			ends, w := runs.ends[q0:q1], runs.weight[q0:q1]
+			sum := 0.0
 			if ae != be {
-				c += ub[bf]*xa[af] + ub[af]*xa[bf]
+				for q, ab := range ends {
+					af, bf := uint32(ab), ab>>32
+					sum += (ua[af]*xb[bf] + ua[bf]*xb[af] + ub[bf]*xa[af] + ub[af]*xa[bf]) * w[q]
+				}
+			} else {
+				// A self-loop of G: its two directions coincide.
+				for q, ab := range ends {
+					af, bf := uint32(ab), ab>>32
+					sum += (ua[af]*xb[bf] + ua[bf]*xb[af]) * w[q]
+				}
 			}
-			if af == bf {
-				// The two H directions coincide; the sum above counted each twice.
-				c *= 0.5
-			}
-			row[b.elab[f]] += c * we * H.Weight[f]
+			row[l] += sum * G.Weight[e]
 		}
 	}
 	contract(gE, gs.ce, lg, lh, ps.edgeTable(a, b), a.egl, b.egl, gs.ge, func(la, lb int) {

@@ -472,7 +472,7 @@ func runPairs(xs, ys sideSet, ps []schedule.Pair, opt *Options, grad bool, solve
 	solvers := newSolvers(nw)
 	tabs := buildLabelTables(xs, ys, sameSides(xs, ys), len(ps), opt, grad)
 	for w := range solvers {
-		solvers[w].tab = &tabs
+		solvers[w].tab, solvers[w].twoCol = &tabs, grad
 	}
 	bad := make([][]Unconverged, nw)
 	opt.Control.AddTotal(len(ps))

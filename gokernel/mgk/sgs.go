@@ -178,6 +178,9 @@ func (ps *pairSolver) loopDiagonals() {
 			v, dd := ps.v[k], ps.dd[k]
 			if v == 0 {
 				ps.xdm[k], ps.xinv[k], ps.dk[k] = 0, 0, 0
+				if ps.twoCol {
+					ps.il.dm[k], ps.il.inv[k] = [2]float64{}, [2]float64{}
+				}
 				continue
 			}
 			dm := dd - v*ps.diag[k]
@@ -187,6 +190,9 @@ func (ps *pairSolver) loopDiagonals() {
 				ps.dkIsDm = false
 			}
 			ps.xdm[k], ps.xinv[k], ps.dk[k] = dp/v, v/dp, (2*dp-dm)/v
+			if ps.twoCol {
+				ps.il.dm[k], ps.il.inv[k] = [2]float64{ps.xdm[k], ps.xdm[k]}, [2]float64{ps.xinv[k], ps.xinv[k]}
+			}
 		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 // with loop rows), so that GramGrad's K is Gram's bit for bit.
 
 // interleaved holds the two columns' vectors of lockstep and the sweeps'
-// diagonals xdm and xinv twice (one entry per product node), and the sweeps'
-// block accumulator (one per node of H).
+// diagonals xdm and xinv twice (one entry per product node; written by fill
+// and loopDiagonals when the worker runs lockstep), and the sweeps' block
+// accumulator (one per node of H).
 type interleaved struct {
 	r, p, ap, t, z, y, dm, inv, acc [][2]float64
 }
@@ -34,17 +35,14 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 
 // lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2; c.r and c.y
 // sized) as cgSGS would solve each: a column done before the other (or
-// broken down) is frozen, its x kept aside in c.y and its lane's further
-// updates discarded, while the other goes on, leaving x in c1.y and c2.y.
+// broken down) is frozen, its lane stepping with alpha = 0, while the other
+// goes on, leaving x in c1.y and c2.y. The sweeps' diagonals, doubled, are
+// il.dm and il.inv, which fill and loopDiagonals write for a lockstep worker.
 func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64, maxIter int) {
 	n, nh := len(rhs1), ps.b.g.N
 	il := &ps.il
-	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.z, &il.y, &il.dm, &il.inv} {
+	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.z, &il.y} {
 		*v = grow2(*v, n)
-	}
-	for k, d := range ps.xdm[:n] {
-		il.dm[k] = [2]float64{d, d}
-		il.inv[k] = [2]float64{ps.xinv[k], ps.xinv[k]}
 	}
 	il.acc = grow2(il.acc, nh)
 	// load: p = u (0 where v = 0), y = 0.
@@ -66,23 +64,22 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 	clear(il.p)
 	ctl := ps.opt.Control
 	cols := [2]*sgsCol{c1, c2}
-	var frozen [2]bool
-	freeze := func(c int) {
-		if !frozen[c] {
-			frozen[c] = true
-			column(il.y, cols[c].y, c)
-		}
-	}
+	// A column that converges first keeps its x in its lane: its further
+	// steps have alpha = 0, which leaves y as it is. One that stops
+	// otherwise (breakdown, the iteration cap, cancellation) is copied out
+	// at once, as its lane's later values are not to be trusted.
+	var copied [2]bool
 	check := func() {
 		for c, col := range cols {
-			if col.check(maxIter, ctl); col.done {
-				freeze(c)
+			if col.check(maxIter, ctl); col.done && !col.res.converged && !copied[c] {
+				copied[c] = true
+				column(il.y, col.y, c)
 			}
 		}
 	}
 	check()
 	for !c1.done || !c2.done {
-		// A frozen column steps with beta = alpha = 0.
+		// A done column steps with beta = alpha = 0.
 		var beta, alpha [2]float64
 		for c, col := range cols {
 			if !col.done {
@@ -96,7 +93,8 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 			case col.done:
 			case !stepOK(pap):
 				col.breakDown()
-				freeze(c)
+				copied[c] = true
+				column(il.y, col.y, c)
 			default:
 				alpha[c] = col.rz / pap
 			}
@@ -110,9 +108,25 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		}
 		check()
 	}
-	// Both columns are frozen: their x is in c.y (0 where v = 0).
-	ps.finish(c1)
-	ps.finish(c2)
+	// x of the columns not copied yet is in their lanes: both in one pass
+	// when neither was, with finish's zeros where v = 0.
+	if !copied[0] && !copied[1] {
+		y1, y2 := c1.y[:n], c2.y[:n]
+		for k, s := range ps.s[:n] {
+			if s > 0 {
+				y1[k], y2[k] = il.y[k][0], il.y[k][1]
+			} else {
+				y1[k], y2[k] = 0, 0
+			}
+		}
+		return
+	}
+	for c, col := range cols {
+		if !copied[c] {
+			column(il.y, col.y, c)
+		}
+		ps.finish(col)
+	}
 }
 
 // stepOK reports whether pᵀÂp lets CG step (see step).

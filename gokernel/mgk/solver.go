@@ -59,6 +59,8 @@ type side struct {
 	// ngl and egl give the call-wide id of each node and edge label, nil
 	// when the call has no table for that kernel (labels.go).
 	ngl, egl []int32
+	// runs lists g's nodes and edges by label for GramGrad's contraction.
+	runs labelRuns
 	// cw holds, for a quotient graph, √|class| of each node (solver order);
 	// nil means all ones (no quotient).
 	cw []float64
@@ -121,6 +123,7 @@ func newQuotientSide(q quotient, packMin int) side {
 	s.sw = newSweepLists(s.g)
 	s.nlab, s.nrep = rowLabels(s.g.N, s.g.Node)
 	s.elab, s.erep = rowLabels(s.g.NumEdges(), s.g.Edge)
+	s.runs = newLabelRuns(s.g, s.nlab, len(s.nrep), s.elab, len(s.erep))
 	return s
 }
 
@@ -221,6 +224,9 @@ type pairSolver struct {
 	kv, skv, kvInv, ke []float64
 	// tab holds the call's base-kernel tables (nil pointers: none).
 	tab *labelTables
+	// twoCol reports that the worker solves its pairs in lockstep
+	// (GramGrad): fill and loopDiagonals then write il.dm and il.inv too.
+	twoCol bool
 	// gs is the gradient's scratch space (GramGrad only).
 	gs gradScratch
 	// tol and adjTol are the residual tolerances of this pair's primal and
@@ -253,6 +259,9 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	ps.tol, ps.adjTol = tolFor(opt, ps.sgs), adjTolFor(opt, ps.sgs)
 	if ps.sgs {
 		ps.dk, ps.xdm, ps.xinv = grow(ps.dk, n), grow(ps.xdm, n), grow(ps.xinv, n)
+		if ps.twoCol {
+			ps.il.dm, ps.il.inv = grow2(ps.il.dm, n), grow2(ps.il.inv, n)
+		}
 	}
 
 	scale := 1 / ((1 - opt.Q) * (1 - opt.Q))
@@ -408,6 +417,16 @@ func (ps *pairSolver) fill(scale float64) {
 		kvInv := ps.kvInv[row : row+lh]
 		ii := a.invDeg[i] / scale
 		xdm, xinv, dk := ps.xdm[base:base+nh], ps.xinv[base:base+nh], ps.dk[base:base+nh]
+		if ps.twoCol {
+			dm2, inv2 := ps.il.dm[base:base+nh], ps.il.inv[base:base+nh]
+			for ip, l := range bl {
+				x := ds[ip] * kvInv[l]
+				xdm[ip], dk[ip], dm2[ip] = x, x, [2]float64{x, x}
+				xi := vs[ip] * (ii * bi[ip])
+				xinv[ip], inv2[ip] = xi, [2]float64{xi, xi}
+			}
+			continue
+		}
 		for ip, l := range bl {
 			x := ds[ip] * kvInv[l]
 			xdm[ip], dk[ip] = x, x
