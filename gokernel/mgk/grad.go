@@ -199,9 +199,16 @@ func (ps *pairSolver) adjointRHS(dst []float64) []float64 {
 	nh := b.g.N
 	rhs := dst[:a.g.N*nh]
 	for i := 0; i < a.g.N; i++ {
-		for ip := 0; ip < nh; ip++ {
-			k := i*nh + ip
-			rhs[k] = ps.c(k) * a.p(i) * b.p(ip)
+		row, pi := rhs[i*nh:(i+1)*nh], a.p(i)
+		if ps.cw == nil {
+			for ip := range row {
+				row[ip] = pi * b.p(ip)
+			}
+			continue
+		}
+		cw := ps.cw[i*nh : (i+1)*nh]
+		for ip := range row {
+			row[ip] = cw[ip] * pi * b.p(ip)
 		}
 	}
 	return rhs

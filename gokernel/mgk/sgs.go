@@ -191,7 +191,8 @@ func (ps *pairSolver) loopDiagonals() {
 			}
 			ps.xdm[k], ps.xinv[k], ps.dk[k] = dp/v, v/dp, (2*dp-dm)/v
 			if ps.twoCol {
-				ps.il.dm[k], ps.il.inv[k] = [2]float64{ps.xdm[k], ps.xdm[k]}, [2]float64{ps.xinv[k], ps.xinv[k]}
+				dm, inv := &ps.il.dm[k], &ps.il.inv[k]
+				dm[0], dm[1], inv[0], inv[1] = ps.xdm[k], ps.xdm[k], ps.xinv[k], ps.xinv[k]
 			}
 		}
 	}

@@ -47,10 +47,11 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 	il.acc = grow2(il.acc, nh)
 	// load: p = u (0 where v = 0), y = 0.
 	for k, s := range ps.s[:n] {
+		// Element by element, as fill writes il.dm.
 		if s > 0 {
-			il.p[k] = [2]float64{rhs1[k], rhs2[k]}
+			il.p[k][0], il.p[k][1] = rhs1[k], rhs2[k]
 		} else {
-			il.p[k] = [2]float64{}
+			il.p[k][0], il.p[k][1] = 0, 0
 		}
 	}
 	clear(il.y)
@@ -170,7 +171,7 @@ func (ps *pairSolver) backBlockX(i int, lr []float64, acc, t, x, r [][2]float64,
 	base := i * nh
 	inv, dm := ps.xinv[base:base+nh], ps.xdm[base:base+nh]
 	for ip := range x[:nh] {
-		x[ip] = [2]float64{r[ip][0]*dm[ip] + beta1*x[ip][0], r[ip][1]*dm[ip] + beta2*x[ip][1]}
+		x[ip][0], x[ip][1] = r[ip][0]*dm[ip]+beta1*x[ip][0], r[ip][1]*dm[ip]+beta2*x[ip][1]
 	}
 	for ip := nh - 1; ip >= 0; ip-- {
 		sum := acc[ip]
@@ -181,7 +182,7 @@ func (ps *pairSolver) backBlockX(i int, lr []float64, acc, t, x, r [][2]float64,
 				sum[1] += w * t[jp][1]
 			}
 		}
-		t[ip] = [2]float64{(x[ip][0] + sum[0]) * inv[ip], (x[ip][1] + sum[1]) * inv[ip]}
+		t[ip][0], t[ip][1] = (x[ip][0]+sum[0])*inv[ip], (x[ip][1]+sum[1])*inv[ip]
 	}
 }
 
@@ -238,8 +239,8 @@ func (ps *pairSolver) fwdBlockX(i int, lr []float64, acc, ap, z, t, x [][2]float
 			}
 		}
 		if rhs {
-			zk := [2]float64{(x[ip][0] + a[0]) * inv[ip], (x[ip][1] + a[1]) * inv[ip]}
-			z[ip], ap[ip] = zk, zk
+			z0, z1 := (x[ip][0]+a[0])*inv[ip], (x[ip][1]+a[1])*inv[ip]
+			z[ip][0], z[ip][1], ap[ip][0], ap[ip][1] = z0, z1, z0, z1
 			continue
 		}
 		for c := range 2 {

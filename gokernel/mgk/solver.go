@@ -421,9 +421,14 @@ func (ps *pairSolver) fill(scale float64) {
 			dm2, inv2 := ps.il.dm[base:base+nh], ps.il.inv[base:base+nh]
 			for ip, l := range bl {
 				x := ds[ip] * kvInv[l]
-				xdm[ip], dk[ip], dm2[ip] = x, x, [2]float64{x, x}
+				xdm[ip], dk[ip] = x, x
 				xi := vs[ip] * (ii * bi[ip])
-				xinv[ip], inv2[ip] = xi, [2]float64{xi, xi}
+				xinv[ip] = xi
+				// Element by element: a [2]float64 literal is built on the
+				// stack and copied with a 16-byte load that its two 8-byte
+				// stores cannot forward (a stall per entry).
+				dm2[ip][0], dm2[ip][1] = x, x
+				inv2[ip][0], inv2[ip][1] = xi, xi
 			}
 			continue
 		}

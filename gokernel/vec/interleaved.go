@@ -30,8 +30,8 @@ func SweepBack2Go(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
 	for k, d := range dm {
 		x1 := r[k][0]*d[0] + beta1*x[k][0]
 		x2 := r[k][1]*d[1] + beta2*x[k][1]
-		x[k] = [2]float64{x1, x2}
-		t[k] = [2]float64{(x1 + acc[k][0]) * inv[k][0], (x2 + acc[k][1]) * inv[k][1]}
+		x[k][0], x[k][1] = x1, x2
+		t[k][0], t[k][1] = (x1+acc[k][0])*inv[k][0], (x2+acc[k][1])*inv[k][1]
 	}
 }
 
@@ -49,7 +49,7 @@ func SweepSolve2Go(t, x, inv, acc [][2]float64) {
 	n := len(inv)
 	t, x, acc = t[:n], x[:n], acc[:n]
 	for k, v := range inv {
-		t[k] = [2]float64{(x[k][0] + acc[k][0]) * v[0], (x[k][1] + acc[k][1]) * v[1]}
+		t[k][0], t[k][1] = (x[k][0]+acc[k][0])*v[0], (x[k][1]+acc[k][1])*v[1]
 	}
 }
 
@@ -71,8 +71,8 @@ func SweepForward2Go(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 		x1, x2 := x[k][0], x[k][1]
 		a1 := (x1 + acc[k][0]) * v[0]
 		a2 := (x2 + acc[k][1]) * v[1]
-		z[k] = [2]float64{a1 - t[k][0], a2 - t[k][1]}
-		ap[k] = [2]float64{a1, a2}
+		z[k][0], z[k][1] = a1-t[k][0], a2-t[k][1]
+		ap[k][0], ap[k][1] = a1, a2
 		dot1 += x1 * a1
 		dot2 += x2 * a2
 	}
@@ -98,7 +98,7 @@ func Step2Go(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 fl
 		y[k][1] += alpha2 * p[k][1]
 		r1 := r[k][0] - alpha1*ap[k][0]
 		r2 := r[k][1] - alpha2*ap[k][1]
-		r[k] = [2]float64{r1, r2}
+		r[k][0], r[k][1] = r1, r2
 		rz1 += r1 * r1 * w[0]
 		rz2 += r2 * r2 * w[1]
 	}
