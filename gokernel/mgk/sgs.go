@@ -408,10 +408,10 @@ func (ps *pairSolver) start(c *sgsCol, rhs []float64, tol float64) {
 
 // load clears c's solution and puts the right-hand side u in p (0 where v = 0).
 func (ps *pairSolver) load(c *sgsCol, rhs []float64) {
-	s := ps.s[:len(rhs)]
+	v := ps.v[:len(rhs)]
 	clear(c.y)
 	for k, b := range rhs {
-		if s[k] > 0 {
+		if v[k] > 0 {
 			c.p[k] = b
 		} else {
 			c.p[k] = 0
@@ -462,8 +462,8 @@ func (ps *pairSolver) step(c *sgsCol, pap float64) {
 // finish leaves x (the unscaled system's, which is what cg returns) in c.y,
 // exactly 0 where v = 0.
 func (ps *pairSolver) finish(c *sgsCol) solveResult {
-	for k, s := range ps.s[:len(c.y)] {
-		if s == 0 {
+	for k, v := range ps.v[:len(c.y)] {
+		if v == 0 {
 			c.y[k] = 0
 		}
 	}

@@ -46,9 +46,9 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 	}
 	il.acc = grow2(il.acc, nh)
 	// load: p = u (0 where v = 0), y = 0.
-	for k, s := range ps.s[:n] {
+	for k, v := range ps.v[:n] {
 		// Element by element, as fill writes il.dm.
-		if s > 0 {
+		if v > 0 {
 			il.p[k][0], il.p[k][1] = rhs1[k], rhs2[k]
 		} else {
 			il.p[k][0], il.p[k][1] = 0, 0
@@ -113,8 +113,8 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 	// when neither was, with finish's zeros where v = 0.
 	if !copied[0] && !copied[1] {
 		y1, y2 := c1.y[:n], c2.y[:n]
-		for k, s := range ps.s[:n] {
-			if s > 0 {
+		for k, v := range ps.v[:n] {
+			if v > 0 {
 				y1[k], y2[k] = il.y[k][0], il.y[k][1]
 			} else {
 				y1[k], y2[k] = 0, 0

@@ -398,11 +398,7 @@ func (ps *pairSolver) fill(scale float64) {
 		kv, skv := ps.kv[row:row+lh], ps.skv[row:row+lh]
 		di := a.deg[i] * scale
 		base := i * nh
-		vs, ss, ds := ps.v[base:base+nh], ps.s[base:base+nh], ps.dd[base:base+nh]
-		for ip, l := range bl {
-			vs[ip], ss[ip] = kv[l], skv[l]
-			ds[ip] = di * bd[ip]
-		}
+		vs, ds := ps.v[base:base+nh], ps.dd[base:base+nh]
 		if ps.cw != nil {
 			ca, cs := a.c(i), ps.cw[base:base+nh]
 			for ip := range cs {
@@ -410,32 +406,37 @@ func (ps *pairSolver) fill(scale float64) {
 			}
 		}
 		if !ps.sgs {
-			continue
-		}
-		// Without self-loop pairs M's diagonal is dd: xdm = dk = dd/v and
-		// xinv = v/dd (0 where v = 0).
-		kvInv := ps.kvInv[row : row+lh]
-		ii := a.invDeg[i] / scale
-		xdm, xinv, dk := ps.xdm[base:base+nh], ps.xinv[base:base+nh], ps.dk[base:base+nh]
-		if ps.twoCol {
-			dm2, inv2 := ps.il.dm[base:base+nh], ps.il.inv[base:base+nh]
+			ss := ps.s[base : base+nh]
 			for ip, l := range bl {
-				x := ds[ip] * kvInv[l]
-				xdm[ip], dk[ip] = x, x
-				xi := vs[ip] * (ii * bi[ip])
-				xinv[ip] = xi
-				// Element by element: a [2]float64 literal is built on the
-				// stack and copied with a 16-byte load that its two 8-byte
-				// stores cannot forward (a stall per entry).
-				dm2[ip][0], dm2[ip][1] = x, x
-				inv2[ip][0], inv2[ip][1] = xi, xi
+				vs[ip], ss[ip] = kv[l], skv[l]
+				ds[ip] = di * bd[ip]
 			}
 			continue
 		}
+		// Without self-loop pairs M's diagonal is dd: xdm = dk = dd/v and
+		// xinv = v/dd (0 where v = 0). The SGS solver needs no s (its masks
+		// read v), and dk only where G has self-loops.
+		kvInv := ps.kvInv[row : row+lh]
+		ii := a.invDeg[i] / scale
+		xdm, xinv := ps.xdm[base:base+nh], ps.xinv[base:base+nh]
 		for ip, l := range bl {
-			x := ds[ip] * kvInv[l]
-			xdm[ip], dk[ip] = x, x
-			xinv[ip] = vs[ip] * (ii * bi[ip])
+			v, d := kv[l], di*bd[ip]
+			vs[ip], ds[ip] = v, d
+			xdm[ip] = d * kvInv[l]
+			xinv[ip] = v * (ii * bi[ip])
+		}
+		if len(a.sw.loop) > 0 {
+			copy(ps.dk[base:base+nh], xdm)
+		}
+		if ps.twoCol {
+			// Element by element: a [2]float64 literal is built on the
+			// stack and copied with a 16-byte load that its two 8-byte
+			// stores cannot forward (a stall per entry).
+			dm2, inv2 := ps.il.dm[base:base+nh], ps.il.inv[base:base+nh]
+			for ip, x := range xdm {
+				dm2[ip][0], dm2[ip][1] = x, x
+				inv2[ip][0], inv2[ip][1] = xinv[ip], xinv[ip]
+			}
 		}
 	}
 	ps.dkIsDm = true
@@ -566,6 +567,8 @@ func (ps *pairSolver) solvePrimal() solveResult {
 
 // primalRHS forms the right-hand side of solvePrimal in ap: cg copies it
 // into r before its first mat-vec overwrites ap, so no extra vector is needed.
+// Without class weights and with Lmin = 0 it is dd itself (the solvers only
+// read their right-hand sides).
 func (ps *pairSolver) primalRHS() []float64 {
 	rhs := ps.ap
 	if ps.opt.Lmin == 1 {
@@ -580,8 +583,11 @@ func (ps *pairSolver) primalRHS() []float64 {
 		}
 		ps.w.mulW(rhs, src)
 	} else {
+		if ps.cw == nil {
+			return ps.dd[:len(rhs)]
+		}
 		for k := range rhs {
-			rhs[k] = ps.dd[k] * ps.c(k)
+			rhs[k] = ps.dd[k] * ps.cw[k]
 		}
 	}
 	return rhs
@@ -608,20 +614,52 @@ func (ps *pairSolver) fullX(k int) float64 {
 	return ps.x(k)
 }
 
-// value returns K for the solved pair: Σ p_i p'_i' x(k).
+// value returns K for the solved pair: Σ p_i p'_i' x(k), each block's sum
+// in four partial sums (a single running sum is a chain of additions as long
+// as the block).
 func (ps *pairSolver) value() float64 {
 	a, b := ps.a, ps.b
 	nh := b.g.N
 	sum := 0.0
 	for i := 0; i < a.g.N; i++ {
-		row := 0.0
-		for ip := 0; ip < nh; ip++ {
-			k := i*nh + ip
-			row += b.p(ip) * ps.c(k) * ps.sol[k]
+		x := ps.sol[i*nh : (i+1)*nh]
+		var row float64
+		switch {
+		case b.start == nil && ps.cw == nil:
+			row = dot4(nil, x)
+		case b.start == nil:
+			row = dot4(ps.cw[i*nh:(i+1)*nh], x)
+		default:
+			for ip, xk := range x {
+				row += b.start[ip] * ps.c(i*nh+ip) * xk
+			}
 		}
 		sum += a.p(i) * row
 	}
 	return sum
+}
+
+// dot4 returns wᵀx (Σ x when w is nil) in four partial sums.
+func dot4(w, x []float64) float64 {
+	var s0, s1, s2, s3 float64
+	k := 0
+	if w == nil {
+		for ; k+4 <= len(x); k += 4 {
+			s0, s1, s2, s3 = s0+x[k], s1+x[k+1], s2+x[k+2], s3+x[k+3]
+		}
+		for ; k < len(x); k++ {
+			s0 += x[k]
+		}
+		return (s0 + s1) + (s2 + s3)
+	}
+	w = w[:len(x)]
+	for ; k+4 <= len(x); k += 4 {
+		s0, s1, s2, s3 = s0+w[k]*x[k], s1+w[k+1]*x[k+1], s2+w[k+2]*x[k+2], s3+w[k+3]*x[k+3]
+	}
+	for ; k < len(x); k++ {
+		s0 += w[k] * x[k]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // Residual tolerances per unit of Options.Accuracy, measured on the full
