@@ -421,7 +421,12 @@ func (ps *pairSolver) load(c *sgsCol, rhs []float64) {
 
 // begin finishes start once r̂ is in c.r.
 func (ps *pairSolver) begin(c *sgsCol, tol float64) {
-	c.rz = vec.WeightedNorm(c.r, ps.xdm)
+	c.open(vec.WeightedNorm(c.r, ps.xdm), tol)
+}
+
+// open sets c's scalars for its first iteration, with rz = r̂ᵀ Dm r̂.
+func (c *sgsCol) open(rz, tol float64) {
+	c.rz = rz
 	c.beta, c.it, c.done = 0, 0, false
 	c.rz0, c.thr = c.rz, tol*tol*c.rz
 	if c.rz == 0 {
@@ -504,10 +509,9 @@ func (ps *pairSolver) run1(c *sgsCol, maxIter int) {
 // cgSGS.
 func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float64, tol2 float64, maxIter int) (solveResult, solveResult) {
 	n := len(rhs1)
-	ps.r2 = grow(ps.r2, n)
 	c1, c2 := &ps.cols[0], &ps.cols[1]
-	*c1 = sgsCol{r: ps.r[:n], y: y1[:n]}
-	*c2 = sgsCol{r: ps.r2[:n], y: y2[:n]}
+	*c1 = sgsCol{y: y1[:n]}
+	*c2 = sgsCol{y: y2[:n]}
 	ps.lockstep(c1, rhs1, tol1, c2, rhs2, tol2, maxIter)
 	return c1.res, c2.res
 }

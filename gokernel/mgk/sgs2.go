@@ -33,8 +33,7 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 	return s[:n]
 }
 
-// lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2; c.r and c.y
-// sized) as cgSGS would solve each: a column done before the other (or
+// lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2; c.y sized) as cgSGS would solve each: a column done before the other (or
 // broken down) is frozen, its lane stepping with alpha = 0, while the other
 // goes on, leaving x in c1.y and c2.y. The sweeps' diagonals, doubled, are
 // il.dm and il.inv, which fill and loopDiagonals write for a lockstep worker.
@@ -55,13 +54,12 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		}
 	}
 	clear(il.y)
-	// r̂ = E⁻¹ u, then begin on each column's own copy of r̂; the first
-	// direction is Dm∘r̂ (backward's update with beta = 0 on a zeroed p).
+	// r̂ = E⁻¹ u, and each column's r̂ᵀ Dm r̂ as begin computes it; the
+	// first direction is Dm∘r̂ (backward's update with beta = 0 on a zeroed p).
 	ps.forwardX(true)
-	column(il.r, c1.r, 0)
-	column(il.r, c2.r, 1)
-	ps.begin(c1, tol1)
-	ps.begin(c2, tol2)
+	rz1, rz2 := vec.WeightedNorm2(il.r, il.dm)
+	c1.open(rz1, tol1)
+	c2.open(rz2, tol2)
 	clear(il.p)
 	ctl := ps.opt.Control
 	cols := [2]*sgsCol{c1, c2}

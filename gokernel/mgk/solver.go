@@ -207,12 +207,11 @@ type pairSolver struct {
 	dkIsDm   bool
 	loopRows []float64
 	loopOff  []int32
-	// cols are cgSGS2's column states, r2 its second column's r̂ and ap2
-	// GramGrad's adjoint right-hand side; il holds cgSGS2's two columns
-	// side by side (sgs2.go).
-	cols    [2]sgsCol
-	r2, ap2 []float64
-	il      interleaved
+	// cols are cgSGS2's column states, ap2 GramGrad's adjoint right-hand
+	// side; il holds cgSGS2's two columns side by side (sgs2.go).
+	cols [2]sgsCol
+	ap2  []float64
+	il   interleaved
 	// cw is the product of the sides' class weights (quotient graphs), nil
 	// when neither side is a quotient.
 	cw, cwBuf []float64

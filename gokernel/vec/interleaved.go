@@ -8,7 +8,8 @@ package vec
 // serves both columns. For each column they do exactly the arithmetic of the
 // one-column code they stand for, operation for operation and in the same
 // order, so that a solve run beside another gives, bit for bit, what it gives
-// alone: Step2 is Step on each column (and Step2Go StepGo), and the Sweep
+// alone: Step2 is Step on each column (and Step2Go StepGo), WeightedNorm2
+// WeightedNorm (and WeightedNorm2Go WeightedNormGo), and the Sweep
 // functions and Scatter2 (scatter.go) are the loops of the SGS sweeps of
 // package mgk, written there for one column (the tests restate them).
 
@@ -103,4 +104,23 @@ func Step2Go(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 fl
 		rz2 += r2 * r2 * w[1]
 	}
 	return rz1, rz2
+}
+
+// WeightedNorm2 is WeightedNorm on two columns: each column's Σ r²·w, with
+// the bits WeightedNorm gives for that column alone.
+func WeightedNorm2(r, w [][2]float64) (float64, float64) {
+	if SIMD && len(w) >= minSIMD {
+		return weightedNorm2SIMD(r, w)
+	}
+	return WeightedNorm2Go(r, w)
+}
+
+// WeightedNorm2Go is the portable WeightedNorm2: WeightedNormGo on each column.
+func WeightedNorm2Go(r, w [][2]float64) (s1, s2 float64) {
+	r = r[:len(w)]
+	for k, v := range w {
+		s1 += r[k][0] * r[k][0] * v[0]
+		s2 += r[k][1] * r[k][1] * v[1]
+	}
+	return s1, s2
 }

@@ -72,7 +72,7 @@ func forwardRef(t, ap, x, inv, acc []float64) float64 {
 
 // TestInterleavedBitForBit checks that every two-column function gives each
 // column exactly what its one-column counterpart gives it alone: Step2 is
-// Step (and Step2Go StepGo), and the Sweep functions, vector and portable,
+// Step (and Step2Go StepGo), WeightedNorm2 WeightedNorm, and the Sweep functions, vector and portable,
 // are the loops above (TestScatter checks Scatter2). Under GOEXPERIMENT=simd on an AVX2 machine
 // this tests the vector code; otherwise both sides are the portable code.
 func TestInterleavedBitForBit(t *testing.T) {
@@ -104,6 +104,17 @@ func TestInterleavedBitForBit(t *testing.T) {
 				sameCols(t, f.name+" r", r, r1, r2)
 				if rz1 != want1 || rz2 != want2 {
 					t.Fatalf("%s rz = %v, %v, want %v, %v", f.name, rz1, rz2, want1, want2)
+				}
+			}
+
+			for _, f := range []struct {
+				name string
+				two  func(r, w [][2]float64) (float64, float64)
+				one  func(r, w []float64) float64
+			}{{"WeightedNorm2", WeightedNorm2, WeightedNorm}, {"WeightedNorm2Go", WeightedNorm2Go, WeightedNormGo}} {
+				s1, s2 := f.two(interleave2(c1[1], c2[1]), w2)
+				if want1, want2 := f.one(c1[1], w), f.one(c2[1], w); s1 != want1 || s2 != want2 {
+					t.Fatalf("%s = %v, %v, want %v, %v", f.name, s1, s2, want1, want2)
 				}
 			}
 

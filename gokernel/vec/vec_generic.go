@@ -11,9 +11,10 @@ func shiftedScaleSIMD(dst, d, s, x []float64) float64 { return ShiftedScaleGo(ds
 func stepSIMD(y, r, p, ap, inv []float64, alpha float64) (float64, float64) {
 	return StepGo(y, r, p, ap, inv, alpha)
 }
-func directionSIMD(p, t, r, inv, s []float64, beta float64) { DirectionGo(p, t, r, inv, s, beta) }
-func dotSIMD(a, b []float64) float64                        { return DotGo(a, b) }
-func weightedNormSIMD(r, w []float64) float64               { return WeightedNormGo(r, w) }
+func directionSIMD(p, t, r, inv, s []float64, beta float64)  { DirectionGo(p, t, r, inv, s, beta) }
+func dotSIMD(a, b []float64) float64                         { return DotGo(a, b) }
+func weightedNormSIMD(r, w []float64) float64                { return WeightedNormGo(r, w) }
+func weightedNorm2SIMD(r, w [][2]float64) (float64, float64) { return WeightedNorm2Go(r, w) }
 func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (float64, float64) {
 	return Step2Go(y, r, p, ap, inv, alpha1, alpha2)
 }

@@ -172,6 +172,38 @@ func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 
 	return ((v01[0] + v01[2]) + (v23[0] + v23[2])) + t1, ((v01[1] + v01[3]) + (v23[1] + v23[3])) + t2
 }
 
+// weightedNorm2SIMD keeps weightedNormSIMD's lanes for both columns:
+// entries k mod 8 < 4 (its first accumulator, lane k mod 4) in a01 (lanes 0,
+// 1) and a23 (lanes 2, 3), the others in b01 and b23, two entries of both
+// columns per vector.
+func weightedNorm2SIMD(r, w [][2]float64) (float64, float64) {
+	n := len(w)
+	fr, fw := flat(r[:n]), flat(w)
+	sq := func(j int, acc f4) f4 {
+		x := ld(fr, j)
+		return x.Mul(x).MulAdd(ld(fw, j), acc)
+	}
+	a01 := archsimd.BroadcastFloat64x4(0)
+	a23, b01, b23 := a01, a01, a01
+	k := 0
+	for ; k+8 <= n; k += 8 {
+		a01, a23 = sq(2*k, a01), sq(2*k+4, a23)
+		b01, b23 = sq(2*k+8, b01), sq(2*k+12, b23)
+	}
+	if k+4 <= n {
+		a01, a23 = sq(2*k, a01), sq(2*k+4, a23)
+		k += 4
+	}
+	var v01, v23 [4]float64
+	a01.Add(b01).Store(&v01)
+	a23.Add(b23).Store(&v23)
+	archsimd.ClearAVXUpperBits()
+	t1, t2 := WeightedNorm2Go(r[k:], w[k:])
+	c1 := [4]float64{v01[0], v01[2], v23[0], v23[2]}
+	c2 := [4]float64{v01[1], v01[3], v23[1], v23[3]}
+	return hsum(&c1) + t1, hsum(&c2) + t2
+}
+
 func sweepBack2SIMD(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
 	n := len(dm)
 	ft, fx, fr, fdm, finv, facc := flat(t[:n]), flat(x[:n]), flat(r[:n]), flat(dm), flat(inv[:n]), flat(acc[:n])
