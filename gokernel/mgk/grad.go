@@ -43,6 +43,8 @@ type labelRuns struct {
 	edgePtr []int32
 }
 
+// newLabelRuns lists g's nodes and edges by their labels nlab (nl of them)
+// and elab (el of them).
 func newLabelRuns(g *graph.Graph, nlab []int32, nl int, elab []int32, el int) labelRuns {
 	var r labelRuns
 	r.nodePtr = make([]int32, nl+1)
