@@ -33,11 +33,15 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 	return s[:n]
 }
 
-// lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2; c.y sized) as cgSGS would solve each: a column done before the other (or
-// broken down) is frozen, its lane stepping with alpha = 0, while the other
-// goes on, leaving x in c1.y and c2.y. The sweeps' diagonals, doubled, are
-// il.dm and il.inv, which fill and loopDiagonals write for a lockstep worker.
+// lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2; c.y sized) as
+// cgSGS would solve each: a column done before the other (or broken down) is
+// frozen, its lane stepping with alpha = 0, while the other goes on, leaving
+// x in c1.y and c2.y. The sweeps' diagonals, doubled, are il.dm and il.inv,
+// which fill and loopDiagonals write for a twoCol worker.
 func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64, maxIter int) {
+	if !ps.twoCol {
+		panic("mgk: lockstep on a worker set up without twoCol (its doubled diagonals are not written)")
+	}
 	n, nh := len(rhs1), ps.b.g.N
 	il := &ps.il
 	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.z, &il.y} {
