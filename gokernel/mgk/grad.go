@@ -47,39 +47,37 @@ type labelRuns struct {
 // and elab (el of them).
 func newLabelRuns(g *graph.Graph, nlab []int32, nl int, elab []int32, el int) labelRuns {
 	var r labelRuns
-	r.nodePtr = make([]int32, nl+1)
-	for _, l := range nlab {
-		r.nodePtr[l+1]++
-	}
-	r.edgePtr = make([]int32, el+1)
-	for _, l := range elab {
-		r.edgePtr[l+1]++
-	}
-	for l := range nl {
-		r.nodePtr[l+1] += r.nodePtr[l]
-	}
-	for l := range el {
-		r.edgePtr[l+1] += r.edgePtr[l]
-	}
-	r.nodes = make([]int32, len(nlab))
-	next := append([]int32(nil), r.nodePtr[:nl]...)
-	for i, l := range nlab {
-		r.nodes[next[l]] = int32(i)
-		next[l]++
-	}
-	r.ends = make([]uint64, len(elab))
-	r.weight = make([]float64, len(elab))
-	next = append(next[:0], r.edgePtr[:el]...)
-	for f, l := range elab {
+	r.nodes, r.nodePtr = byLabel(nlab, nl)
+	order, ptr := byLabel(elab, el)
+	r.ends, r.weight, r.edgePtr = make([]uint64, len(order)), make([]float64, len(order)), ptr
+	for q, f := range order {
 		u, v := g.EdgeU[f], g.EdgeV[f]
 		w := g.Weight[f]
 		if u == v {
 			w *= 0.5
 		}
-		r.ends[next[l]], r.weight[next[l]] = uint64(uint32(u))|uint64(uint32(v))<<32, w
-		next[l]++
+		r.ends[q], r.weight[q] = uint64(uint32(u))|uint64(uint32(v))<<32, w
 	}
 	return r
+}
+
+// byLabel sorts the items 0, 1, … by their labels lab (n of them), in order
+// within a label: the items with label l are order[ptr[l]:ptr[l+1]].
+func byLabel(lab []int32, n int) (order, ptr []int32) {
+	ptr = make([]int32, n+1)
+	for _, l := range lab {
+		ptr[l+1]++
+	}
+	for l := range n {
+		ptr[l+1] += ptr[l]
+	}
+	order = make([]int32, len(lab))
+	next := append([]int32(nil), ptr[:n]...)
+	for i, l := range lab {
+		order[next[l]] = int32(i)
+		next[l]++
+	}
+	return order, ptr
 }
 
 // GramGrad is Gram plus the gradient of every entry with respect to the raw

@@ -614,8 +614,8 @@ func (ps *pairSolver) fullX(k int) float64 {
 }
 
 // value returns K for the solved pair: Σ p_i p'_i' x(k), each block's sum
-// in four partial sums (a single running sum is a chain of additions as long
-// as the block).
+// in partial sums (a single running sum is a chain of additions as long as
+// the block).
 func (ps *pairSolver) value() float64 {
 	a, b := ps.a, ps.b
 	nh := b.g.N
@@ -625,9 +625,9 @@ func (ps *pairSolver) value() float64 {
 		var row float64
 		switch {
 		case b.start == nil && ps.cw == nil:
-			row = dot4(nil, x)
+			row = sum4(x)
 		case b.start == nil:
-			row = dot4(ps.cw[i*nh:(i+1)*nh], x)
+			row = vec.Dot(ps.cw[i*nh:(i+1)*nh], x)
 		default:
 			for ip, xk := range x {
 				row += b.start[ip] * ps.c(i*nh+ip) * xk
@@ -638,25 +638,15 @@ func (ps *pairSolver) value() float64 {
 	return sum
 }
 
-// dot4 returns wᵀx (Σ x when w is nil) in four partial sums.
-func dot4(w, x []float64) float64 {
+// sum4 returns Σ x in four partial sums.
+func sum4(x []float64) float64 {
 	var s0, s1, s2, s3 float64
 	k := 0
-	if w == nil {
-		for ; k+4 <= len(x); k += 4 {
-			s0, s1, s2, s3 = s0+x[k], s1+x[k+1], s2+x[k+2], s3+x[k+3]
-		}
-		for ; k < len(x); k++ {
-			s0 += x[k]
-		}
-		return (s0 + s1) + (s2 + s3)
-	}
-	w = w[:len(x)]
 	for ; k+4 <= len(x); k += 4 {
-		s0, s1, s2, s3 = s0+w[k]*x[k], s1+w[k+1]*x[k+1], s2+w[k+2]*x[k+2], s3+w[k+3]*x[k+3]
+		s0, s1, s2, s3 = s0+x[k], s1+x[k+1], s2+x[k+2], s3+x[k+3]
 	}
 	for ; k < len(x); k++ {
-		s0 += w[k] * x[k]
+		s0 += x[k]
 	}
 	return (s0 + s1) + (s2 + s3)
 }
