@@ -116,7 +116,7 @@ func GramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, o
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), n, m)
 	}
 	ps := largestFirst(xs, ys, symmetric)
-	return runPairs(xs, ys, ps, &o, true, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+	return runPairs(xs, ys, ps, &o, true, true, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		k, g, res, adj := s.valueGrad(&o, np)
 		forMembers(xs, ys, p, symmetric, func(i, j int, _ bool) {
 			out[i*m+j] = k
@@ -146,7 +146,7 @@ func DiagGrad(X []*graph.Graph, startX [][]float64, opt Options, out, grad []flo
 	}
 	np := NumParams(o)
 	ps := selfPairs(xs)
-	return runPairs(xs, xs, ps, &o, true, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+	return runPairs(xs, xs, ps, &o, true, true, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
 		k, g, res, adj := s.valueGrad(&o, np)
 		for _, i := range xs.members[p.I] {
 			out[i] = k
@@ -164,15 +164,24 @@ func (s *pairSolver) valueGrad(o *Options, np int) (float64, []float64, solveRes
 	var res, adj solveResult
 	var k float64
 	if s.sgs {
-		// Primal and adjoint in lockstep, sharing the sweeps.
-		s.gs.grow(len(s.sol))
-		s.ap2 = grow(s.ap2, len(s.sol))
-		rhs2 := s.adjointRHS(s.ap2)
-		res, adj = s.cgSGS2(s.primalRHS(), s.sol, s.tol, rhs2, s.gs.u, s.adjTol, o.MaxIter)
-		k, _ = s.gradient(&s.gs, g, &adj)
+		// Primal and adjoint in lockstep, sharing the sweeps, both to the
+		// gradients' tolerance: K comes from both (dual.go).
+		n := len(s.sol)
+		s.gs.grow(n)
+		s.ap2 = grow(s.ap2, n)
+		s.adjointRHS(s.ap2)
+		c1, c2 := &s.cols[0], &s.cols[1]
+		*c1, *c2 = sgsCol{y: s.sol[:n]}, sgsCol{y: s.gs.u[:n]}
+		k = s.lockstep(c1, s.primalRHS(), s.gradTol, c2, s.gradTol, o.MaxIter)
+		if !o.dualValues() {
+			k = s.value() // Gram's K: the primal solved to Options.Tol
+		}
+		res, adj = c1.res, c2.res
+		s.gradient(&s.gs, g, &adj)
 	} else {
 		res = s.solvePrimal()
-		k, adj = s.gradient(&s.gs, g, nil)
+		k = s.value()
+		adj = s.gradient(&s.gs, g, nil)
 	}
 	return k, g, res, adj
 }
@@ -214,11 +223,10 @@ func (ps *pairSolver) adjointRHS(dst []float64) []float64 {
 	return rhs
 }
 
-// gradient writes ∂K/∂θ of the pair solved last into g and returns K and the
-// result of the adjoint solve. With solved
-// non-nil the adjoint solution is in gs.u already (cgSGS2) and solved is its
-// result.
-func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult) (float64, solveResult) {
+// gradient writes ∂K/∂θ of the pair solved last into g and returns the
+// result of the adjoint solve. With solved non-nil the adjoint solution is in
+// gs.u already (lockstep) and solved is its result.
+func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult) solveResult {
 	a, b, opt := ps.a, ps.b, ps.opt
 	G, H := a.g, b.g
 	nh := H.N
@@ -243,9 +251,8 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 	if solved != nil {
 		adj = *solved
 	} else {
-		adj = ps.cg(ps.adjointRHS(ps.ap), gs.u, ps.adjTol, opt.MaxIter)
+		adj = ps.cg(ps.adjointRHS(ps.ap), gs.u, ps.gradTol, opt.MaxIter)
 	}
-	K := ps.value()
 	if !ps.vPos {
 		// W u is needed where v = 0 only, where λ is not u/v.
 		ps.w.mulW(gs.wu, gs.u)
@@ -355,7 +362,7 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 	contract(gE, gs.ce, lg, lh, ps.edgeTable(a, b), a.egl, b.egl, gs.ge, func(la, lb int) {
 		opt.EdgeKernel.EvalGrad(G.Edge(int(a.erep[la])), H.Edge(int(b.erep[lb])), gs.ge)
 	})
-	return K, adj
+	return adj
 }
 
 // contract adds Σ c[la, lb]·∂κ(la, lb) over the lg×lh label pairs to g. The

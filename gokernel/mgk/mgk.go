@@ -27,10 +27,13 @@
 // with factors measured on the MUTAG, ENZYMES, NCI1 and PROTEINS Gram
 // matrices, where the largest error stayed below 0.35× the accuracy asked
 // for; on 18,000 pairs of small random graphs with self-loops and weights
-// 0.1–2, tests/test_properties.py's, it reached 0.91×). GramGrad's K is
-// Gram's, bit for bit; its adjoint solves run looser,
-// to Options.GradAccuracy (1e-6 relative) for the gradients, in lockstep with
-// the primal ones on SGS pairs, both columns side by side (sgs2.go).
+// 0.1–2, tests/test_properties.py's, it reached 0.91×). On SGS pairs K comes
+// from two solves, the primal and the adjoint (whose solution weights K's
+// residual), run in lockstep with both columns side by side (sgs2.go): its
+// error is the product of theirs, so each stops near the square root of the
+// accuracy (dual.go). GramGrad takes K from the same two solves, bit for bit
+// Gram's, and goes on to Options.GradAccuracy (1e-6 relative) for the
+// gradients.
 //
 // Gram, Diag and GramGrad replace each graph by its quotient under colour
 // refinement on node, edge and start-probability values (quotient.go; exact),
@@ -101,17 +104,20 @@ type Options struct {
 	// overrides them.
 	Accuracy float64
 	// GradAccuracy is the relative accuracy of the gradients of GramGrad; 0
-	// means DefaultGradAccuracy (1e-6). GramGrad's adjoint solves stop at a
-	// tolerance derived from it, looser than Gram's; its primal solves are
-	// Gram's, so that its K equals Gram's.
+	// means DefaultGradAccuracy (1e-6). The solves the gradients read stop
+	// at a tolerance derived from it; GramGrad's K equals Gram's all the
+	// same (taken from the same iterates, dual.go, or, on Jacobi pairs and
+	// with Tol set, from a primal solve to Gram's tolerance).
 	GradAccuracy float64
 	// Tol, when positive, is the relative residual tolerance of each CG solve
 	// instead of the one derived from Accuracy: ‖r‖/‖b‖ on the symmetrically
 	// scaled system for Jacobi, the preconditioned residual norm ratio
-	// √(rᵀ P⁻¹ r / bᵀ P⁻¹ b) for symmetric Gauss–Seidel. Meant for tests and
-	// experiments.
+	// √(rᵀ P⁻¹ r / bᵀ P⁻¹ b) for symmetric Gauss–Seidel. K then comes from
+	// the primal solve alone, also on SGS pairs (not from two solves,
+	// dual.go). Meant for tests and experiments.
 	Tol float64
-	// MaxIter caps CG iterations per solve; 0 means DefaultMaxIter.
+	// MaxIter caps CG iterations per solve (per lockstep of two solves on
+	// SGS pairs); 0 means DefaultMaxIter.
 	MaxIter int
 	// NJobs is the number of goroutines; <= 0 means all cores.
 	NJobs int
@@ -184,9 +190,12 @@ func (o *Options) refines(graphs, pairs int) bool {
 type Unconverged struct {
 	// I and J index the pair: X[I], Y[J].
 	I, J int
-	// Iterations is the number of CG iterations run.
+	// Iterations is the number of CG iterations run (of the two solves in
+	// lockstep, on SGS pairs).
 	Iterations int
-	// Residual is the relative residual reached.
+	// Residual is the relative residual reached: on SGS pairs solved for K
+	// from two solves (dual.go), the product of their relative residuals,
+	// which their stopping test compares with τ.
 	Residual float64
 }
 
@@ -441,14 +450,19 @@ func cost(a, b *side) float64 {
 }
 
 // run solves every pair of distinct sides (I ≤ J when symmetric), largest
-// first, on opt.NJobs goroutines and calls done in the worker that solved it.
+// first, on opt.NJobs goroutines, for K (solveValue) or, when nodal, for x
+// (solvePrimal; k is then 0), and calls done in the worker that solved it.
 // done must only write memory owned by its pair's members (see forMembers).
 // Unconverged solves are collected for every member pair, sorted by (I, J).
-func run(xs, ys sideSet, symmetric bool, opt *Options, done func(ps *pairSolver, p schedule.Pair, res solveResult) error) ([]Unconverged, error) {
+func run(xs, ys sideSet, symmetric bool, opt *Options, nodal bool, done func(ps *pairSolver, p schedule.Pair, k float64, res solveResult) error) ([]Unconverged, error) {
 	ps := largestFirst(xs, ys, symmetric)
-	return runPairs(xs, ys, ps, opt, false, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
-		res := s.solvePrimal()
-		return res, done(s, p, res)
+	return runPairs(xs, ys, ps, opt, false, !nodal && opt.dualValues(), func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+		if nodal {
+			res := s.solvePrimal()
+			return res, done(s, p, 0, res)
+		}
+		k, res := s.solveValue()
+		return res, done(s, p, k, res)
 	}, memberPairs(xs, ys, symmetric))
 }
 
@@ -466,13 +480,14 @@ func memberPairs(xs, ys sideSet, symmetric bool) func(p schedule.Pair, f func(i,
 
 // runPairs prepares every pair of ps, largest first, and calls solve on it in
 // the worker that prepared it, collecting unconverged results. grad asks for
-// the base kernels' gradients in the call's label tables (GramGrad).
-func runPairs(xs, ys sideSet, ps []schedule.Pair, opt *Options, grad bool, solve func(s *pairSolver, p schedule.Pair) (solveResult, error), members func(p schedule.Pair, f func(i, j int))) ([]Unconverged, error) {
+// the base kernels' gradients in the call's label tables (GramGrad); twoCol
+// sets the workers up for two columns in lockstep (sgs2.go).
+func runPairs(xs, ys sideSet, ps []schedule.Pair, opt *Options, grad, twoCol bool, solve func(s *pairSolver, p schedule.Pair) (solveResult, error), members func(p schedule.Pair, f func(i, j int))) ([]Unconverged, error) {
 	nw := schedule.Workers(opt.NJobs)
 	solvers := newSolvers(nw)
 	tabs := buildLabelTables(xs, ys, sameSides(xs, ys), len(ps), opt, grad)
 	for w := range solvers {
-		solvers[w].tab, solvers[w].twoCol = &tabs, grad
+		solvers[w].tab, solvers[w].twoCol = &tabs, twoCol
 	}
 	bad := make([][]Unconverged, nw)
 	opt.Control.AddTotal(len(ps))
@@ -558,8 +573,7 @@ func Gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt O
 	if iters != nil && len(iters) != n*m {
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), n, m)
 	}
-	return run(xs, ys, symmetric, &o, func(s *pairSolver, p schedule.Pair, res solveResult) error {
-		k := s.value()
+	return run(xs, ys, symmetric, &o, false, func(s *pairSolver, p schedule.Pair, k float64, res solveResult) error {
 		forMembers(xs, ys, p, symmetric, func(i, j int, _ bool) {
 			out[i*m+j] = k
 			if iters != nil {
@@ -576,9 +590,8 @@ func Diag(X []*graph.Graph, startX [][]float64, opt Options, out []float64) ([]U
 	if err != nil {
 		return nil, err
 	}
-	return runPairs(xs, xs, selfPairs(xs), &o, false, func(s *pairSolver, p schedule.Pair) (solveResult, error) {
-		res := s.solvePrimal()
-		k := s.value()
+	return runPairs(xs, xs, selfPairs(xs), &o, false, o.dualValues(), func(s *pairSolver, p schedule.Pair) (solveResult, error) {
+		k, res := s.solveValue()
 		for _, i := range xs.members[p.I] {
 			out[i] = k
 		}
@@ -672,7 +685,7 @@ func Nodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt 
 	if len(out) != nX*nY {
 		return nil, fmt.Errorf("mgk: out has %d entries for a %d×%d nodal matrix", len(out), nX, nY)
 	}
-	return run(xs, ys, symmetric, &o, func(s *pairSolver, p schedule.Pair, _ solveResult) error {
+	return run(xs, ys, symmetric, &o, true, func(s *pairSolver, p schedule.Pair, _ float64, _ solveResult) error {
 		a, b := &xs.sides[p.I], &ys.sides[p.J]
 		nh := b.g.N
 		for i := 0; i < a.g.N; i++ {

@@ -501,17 +501,3 @@ func (ps *pairSolver) run1(c *sgsCol, maxIter int) {
 		ps.step(c, ps.forward(c.ap, c.z, c.t, c.p, false))
 	}
 }
-
-// cgSGS2 is cgSGS for two systems with the same matrix, right-hand sides rhs1
-// (to tol1) and rhs2 (to tol2), solutions x1 = y1 and x2 = y2, run in
-// lockstep (sgs2.go) so that each sweep reads the edge table once for both.
-// rhs1 may alias ps.ap, rhs2 ps.ap2. Each column's arithmetic is that of
-// cgSGS.
-func (ps *pairSolver) cgSGS2(rhs1, y1 []float64, tol1 float64, rhs2, y2 []float64, tol2 float64, maxIter int) (solveResult, solveResult) {
-	n := len(rhs1)
-	c1, c2 := &ps.cols[0], &ps.cols[1]
-	*c1 = sgsCol{y: y1[:n]}
-	*c2 = sgsCol{y: y2[:n]}
-	ps.lockstep(c1, rhs1, tol1, c2, rhs2, tol2, maxIter)
-	return c1.res, c2.res
-}

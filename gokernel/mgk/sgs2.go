@@ -8,14 +8,14 @@ import (
 
 // Two solves in one pass.
 //
-// cgSGS2 runs GramGrad's primal and adjoint solves in lockstep, with both
-// columns' vectors side by side, entry k of column c at [k][c]: the sweeps
+// lockstep (GramGrad) and dualValue (Gram, dual.go) run a pair's primal and
+// adjoint solves side by side, entry k of column c at [k][c]: the sweeps
 // read the edge table, the edge lists and the diagonals once for both
 // columns, and each update of the scatter moves two adjacent numbers in one
-// vector operation. Every column's arithmetic is still that of cgSGS alone,
-// operation for operation and in the same order (the two-column functions
-// of package vec for the common blocks, backBlockX and fwdBlockX for blocks
-// with loop rows), so that GramGrad's K is Gram's bit for bit.
+// vector operation. Every column's recurrences (r̂, p, α, β) are still those
+// of cgSGS alone, operation for operation and in the same order (the
+// two-column functions of package vec for the common blocks, backBlockX and
+// fwdBlockX for blocks with loop rows).
 
 // interleaved holds the two columns' vectors of lockstep and the sweeps'
 // diagonals xdm and xinv twice (one entry per product node; written by fill
@@ -23,6 +23,8 @@ import (
 // accumulator (one per node of H).
 type interleaved struct {
 	r, p, ap, t, z, y, dm, inv, acc [][2]float64
+	// yh holds lockstep's split-coordinate iterates until K is taken.
+	yh [][2]float64
 }
 
 // grow2 is grow for two-column vectors.
@@ -33,38 +35,24 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 	return s[:n]
 }
 
-// lockstep solves c1 and c2 (rhs1 to tol1, rhs2 to tol2; c.y sized) as
-// cgSGS would solve each: a column done before the other (or broken down) is
-// frozen, its lane stepping with alpha = 0, while the other goes on, leaving
-// x in c1.y and c2.y. The sweeps' diagonals, doubled, are il.dm and il.inv,
-// which fill and loopDiagonals write for a twoCol worker.
-func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, rhs2 []float64, tol2 float64, maxIter int) {
-	if !ps.twoCol {
-		panic("mgk: lockstep on a worker set up without twoCol (its doubled diagonals are not written)")
-	}
-	n, nh := len(rhs1), ps.b.g.N
+// lockstep solves the pair's primal (rhs1 to tol1, into c1.y) and adjoint
+// (adjointRHS in ps.ap2, to tol2, into c2.y) systems as cgSGS would solve
+// each, and returns K from both, corrected (dual.go), at the first iterate
+// where the product of their relative residuals is at most τ. Until then
+// neither column stops on its own tolerance, and the split-coordinate
+// iterates accumulate in il.yh as dualValue's do in il.y (Step2Both is Step2
+// there, bit for bit), so that K is dualValue's, bit for bit; x accumulates
+// in il.y beside them. After it a column done before the other (or broken
+// down) is frozen, its lane stepping with alpha = 0, while the other goes
+// on, leaving x in c1.y and c2.y. The sweeps' diagonals, doubled, are il.dm
+// and il.inv, which fill and loopDiagonals write for a twoCol worker.
+func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, tol2 float64, maxIter int) float64 {
+	n := len(rhs1)
 	il := &ps.il
-	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.z, &il.y} {
-		*v = grow2(*v, n)
-	}
-	il.acc = grow2(il.acc, nh)
-	// load: p = u (0 where v = 0), y = 0.
-	for k, v := range ps.v[:n] {
-		// Element by element, as fill writes il.dm.
-		if v > 0 {
-			il.p[k][0], il.p[k][1] = rhs1[k], rhs2[k]
-		} else {
-			il.p[k][0], il.p[k][1] = 0, 0
-		}
-	}
-	clear(il.y)
-	// r̂ = E⁻¹ u, and each column's r̂ᵀ Dm r̂ as begin computes it; the
-	// first direction is Dm∘r̂ (backward's update with beta = 0 on a zeroed p).
-	ps.forwardX(true)
-	rz1, rz2 := vec.WeightedNorm2(il.r, il.dm)
-	c1.open(rz1, tol1)
-	c2.open(rz2, tol2)
-	clear(il.p)
+	chat, thr := ps.startDual(rhs1, c1, c2)
+	il.yh = grow2(il.yh, n)
+	clear(il.yh)
+	K, valued := 0.0, false
 	ctl := ps.opt.Control
 	cols := [2]*sgsCol{c1, c2}
 	// A column that converges first keeps its x in its lane: its further
@@ -73,6 +61,10 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 	// at once, as its lane's later values are not to be trusted.
 	var copied [2]bool
 	check := func() {
+		if !valued && c1.rz*c2.rz <= thr {
+			K, valued = dualSum(chat, il.yh, il.r), true
+			c1.thr, c2.thr = tol1*tol1*c1.rz0, tol2*tol2*c2.rz0
+		}
 		for c, col := range cols {
 			if col.check(maxIter, ctl); col.done && !col.res.converged && !copied[c] {
 				copied[c] = true
@@ -102,7 +94,12 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 				alpha[c] = col.rz / pap
 			}
 		}
-		rz1, rz2 := vec.Step2(il.y, il.r, il.t, il.ap, il.dm, alpha[0], alpha[1])
+		var rz1, rz2 float64
+		if valued {
+			rz1, rz2 = vec.Step2(il.y, il.r, il.t, il.ap, il.dm, alpha[0], alpha[1])
+		} else {
+			rz1, rz2 = vec.Step2Both(il.yh, il.r, il.p, il.ap, il.dm, il.y, il.t, alpha[0], alpha[1])
+		}
 		for c, rz := range [2]float64{rz1, rz2} {
 			if col := cols[c]; !col.done {
 				col.beta, col.rz = rz/col.rz, rz
@@ -110,6 +107,10 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 			}
 		}
 		check()
+	}
+	if !valued {
+		// Stopped, unconverged, short of τ: the last iterate's value.
+		K = dualSum(chat, il.yh, il.r)
 	}
 	// x of the columns not copied yet is in their lanes: both in one pass
 	// when neither was, with finish's zeros where v = 0.
@@ -122,7 +123,7 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 				y1[k], y2[k] = 0, 0
 			}
 		}
-		return
+		return K
 	}
 	for c, col := range cols {
 		if !copied[c] {
@@ -130,6 +131,44 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		}
 		ps.finish(col)
 	}
+	return K
+}
+
+// startDual sets up the interleaved vectors for the pair's primal (rhs1) and
+// adjoint (adjointRHS in ps.ap2) solves from y = 0, as start does for one:
+// r̂ = E⁻¹ u (u in p, 0 where v = 0) and a zeroed p, so that the first
+// direction is Dm∘r̂ (backward's update with beta = 0). It opens c1 and c2
+// with no tolerance of their own and returns ĉ (the adjoint's first r̂,
+// written over ps.ap2) and the threshold of dual.go's stopping test for the
+// product of the columns' r̂ᵀ Dm r̂: τ² times that product at the start.
+func (ps *pairSolver) startDual(rhs1 []float64, c1, c2 *sgsCol) (chat []float64, thr float64) {
+	if !ps.twoCol {
+		panic("mgk: two columns on a worker set up without twoCol (its doubled diagonals are not written)")
+	}
+	n := len(rhs1)
+	rhs2 := ps.ap2[:n]
+	il := &ps.il
+	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.z, &il.y} {
+		*v = grow2(*v, n)
+	}
+	il.acc = grow2(il.acc, ps.b.g.N)
+	for k, v := range ps.v[:n] {
+		// Element by element, as fill writes il.dm.
+		if v > 0 {
+			il.p[k][0], il.p[k][1] = rhs1[k], rhs2[k]
+		} else {
+			il.p[k][0], il.p[k][1] = 0, 0
+		}
+	}
+	clear(il.y)
+	ps.forwardX(true)
+	rz1, rz2 := vec.WeightedNorm2(il.r, il.dm)
+	clear(il.p)
+	column(il.r, rhs2, 1)
+	c1.open(rz1, 0)
+	c2.open(rz2, 0)
+	tau := accuracyTol(ps.opt, dualTolPerAccuracy)
+	return rhs2, tau * tau * rz1 * rz2
 }
 
 // stepOK reports whether pᵀÂp lets CG step (see step).

@@ -228,13 +228,13 @@ type pairSolver struct {
 	twoCol bool
 	// gs is the gradient's scratch space (GramGrad only).
 	gs gradScratch
-	// tol and adjTol are the residual tolerances of this pair's primal and
-	// adjoint solves.
-	tol, adjTol float64
-	csr         csrOperator
-	edge        edgeOperator
-	oct         octileOperator
-	w           productOperator
+	// tol and gradTol are the residual tolerances of this pair's primal
+	// solve for K and of the solves the gradients read (gradTolFor).
+	tol, gradTol float64
+	csr          csrOperator
+	edge         edgeOperator
+	oct          octileOperator
+	w            productOperator
 }
 
 func grow(s []float64, n int) []float64 {
@@ -255,7 +255,7 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	}
 	op := ps.choose(a, b, opt)
 	ps.sgs = op == opEdge && opt.Solver != SolverJacobi
-	ps.tol, ps.adjTol = tolFor(opt, ps.sgs), adjTolFor(opt, ps.sgs)
+	ps.tol, ps.gradTol = tolFor(opt, ps.sgs), gradTolFor(opt, ps.sgs)
 	if ps.sgs {
 		ps.dk, ps.xdm, ps.xinv = grow(ps.dk, n), grow(ps.xdm, n), grow(ps.xinv, n)
 		if ps.twoCol {
@@ -660,12 +660,11 @@ const (
 	sgsTolPerAccuracy    = 1.0
 )
 
-// gradTolFactor sets the tolerance of GramGrad's adjoint solves: the
-// gradients' errors are linear in the residuals, up to about 40× the
+// gradTolFactor sets the tolerance of the solves GramGrad's gradients read
+// (gradTolFor): their errors are linear in the residuals, up to about 40× the
 // tolerance for a small component on the test graphs at q = 0.8 (fewest
 // iterations), so tol = gradTolFactor·GradAccuracy, scaled like Gram's by
-// solver. (GramGrad's primal solves use Gram's tolerance, so that its K is
-// Gram's, bit for bit.)
+// solver.
 const gradTolFactor = 0.01
 
 // tolFor returns the residual tolerance of a pair's solves: opt.Tol when set,
@@ -678,6 +677,11 @@ func tolFor(opt *Options, sgs bool) float64 {
 	if sgs {
 		f = sgsTolPerAccuracy
 	}
+	return accuracyTol(opt, f)
+}
+
+// accuracyTol returns the tolerance f·Accuracy, scaled by opt.tolScale when set.
+func accuracyTol(opt *Options, f float64) float64 {
 	if opt.tolScale > 0 {
 		f *= opt.tolScale
 	}
@@ -692,10 +696,11 @@ func JacobiTolerance(opt Options) float64 { return tolFor(&opt, false) }
 // JacobiAdjointTolerance returns the residual tolerance of GramGrad's adjoint
 // solves with Jacobi-preconditioned CG (opt.Tol when set), for other backends
 // of the gradient (the CUDA bridge); opt is resolved as Check returns it.
-func JacobiAdjointTolerance(opt Options) float64 { return adjTolFor(&opt, false) }
+func JacobiAdjointTolerance(opt Options) float64 { return gradTolFor(&opt, false) }
 
-// adjTolFor is tolFor for GramGrad's adjoint solves.
-func adjTolFor(opt *Options, sgs bool) float64 {
+// gradTolFor is tolFor for the solves of GramGrad's gradients: its adjoint
+// solves, and on SGS pairs its primal ones too (K then comes from both, dual.go).
+func gradTolFor(opt *Options, sgs bool) float64 {
 	if opt.Tol > 0 {
 		return opt.Tol
 	}

@@ -106,6 +106,28 @@ func Step2Go(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 fl
 	return rz1, rz2
 }
 
+// Step2Both is Step2 on y with directions p, which it equals bit for bit (y,
+// r and the sums), and besides it steps x along t with the same lengths:
+// x += alpha∘t, each column as Step2 steps y. One pass serves a solve that
+// keeps its iterate in two coordinates (package mgk's lockstep).
+func Step2Both(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
+	if SIMD && len(inv) >= minSIMD {
+		return step2BothSIMD(y, r, p, ap, inv, x, t, alpha1, alpha2)
+	}
+	return Step2BothGo(y, r, p, ap, inv, x, t, alpha1, alpha2)
+}
+
+// Step2BothGo is the portable Step2Both.
+func Step2BothGo(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
+	n := len(inv)
+	x, t = x[:n], t[:n]
+	for k := range x {
+		x[k][0] += alpha1 * t[k][0]
+		x[k][1] += alpha2 * t[k][1]
+	}
+	return Step2Go(y, r, p, ap, inv, alpha1, alpha2)
+}
+
 // WeightedNorm2 is WeightedNorm on two columns: each column's Σ r²·w, with
 // the bits WeightedNorm gives for that column alone.
 func WeightedNorm2(r, w [][2]float64) (float64, float64) {

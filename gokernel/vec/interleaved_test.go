@@ -72,7 +72,7 @@ func forwardRef(t, ap, x, inv, acc []float64) float64 {
 
 // TestInterleavedBitForBit checks that every two-column function gives each
 // column exactly what its one-column counterpart gives it alone: Step2 is
-// Step (and Step2Go StepGo), WeightedNorm2 WeightedNorm, and the Sweep functions, vector and portable,
+// Step (and Step2Go StepGo), Step2Both Step2, WeightedNorm2 WeightedNorm, and the Sweep functions, vector and portable,
 // are the loops above (TestScatter checks Scatter2). Under GOEXPERIMENT=simd on an AVX2 machine
 // this tests the vector code; otherwise both sides are the portable code.
 func TestInterleavedBitForBit(t *testing.T) {
@@ -102,6 +102,29 @@ func TestInterleavedBitForBit(t *testing.T) {
 				want2, _ := f.one(y2, r2, c2[2], c2[3], w, -1.3)
 				sameCols(t, f.name+" y", y, y1, y2)
 				sameCols(t, f.name+" r", r, r1, r2)
+				if rz1 != want1 || rz2 != want2 {
+					t.Fatalf("%s rz = %v, %v, want %v, %v", f.name, rz1, rz2, want1, want2)
+				}
+			}
+
+			// Step2Both: Step2 on (y, p) bit for bit, and on (x, t) as Step2
+			// steps y.
+			for _, f := range []struct {
+				name string
+				both func(y, r, p, ap, inv, x, t [][2]float64, a1, a2 float64) (float64, float64)
+				two  step2Fn
+			}{{"Step2Both", Step2Both, Step2}, {"Step2BothGo", Step2BothGo, Step2Go}} {
+				y, r, x := interleave2(c1[0], c2[0]), interleave2(c1[1], c2[1]), interleave2(c1[4], c2[4])
+				p, ap, tv := interleave2(c1[2], c2[2]), interleave2(c1[3], c2[3]), interleave2(c1[5], c2[5])
+				rz1, rz2 := f.both(y, r, p, ap, w2, x, tv, 0.37, -1.3)
+				wy, wr := interleave2(c1[0], c2[0]), interleave2(c1[1], c2[1])
+				want1, want2 := f.two(wy, wr, p, ap, w2, 0.37, -1.3)
+				wx := interleave2(c1[4], c2[4])
+				f.two(wx, interleave2(c1[1], c2[1]), tv, ap, w2, 0.37, -1.3)
+				for what, pair := range map[string][2][][2]float64{"y": {y, wy}, "r": {r, wr}, "x": {x, wx}} {
+					a1, a2 := split2(pair[1])
+					sameCols(t, f.name+" "+what, pair[0], a1, a2)
+				}
 				if rz1 != want1 || rz2 != want2 {
 					t.Fatalf("%s rz = %v, %v, want %v, %v", f.name, rz1, rz2, want1, want2)
 				}

@@ -18,6 +18,9 @@ func weightedNorm2SIMD(r, w [][2]float64) (float64, float64) { return WeightedNo
 func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (float64, float64) {
 	return Step2Go(y, r, p, ap, inv, alpha1, alpha2)
 }
+func step2BothSIMD(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (float64, float64) {
+	return Step2BothGo(y, r, p, ap, inv, x, t, alpha1, alpha2)
+}
 func sweepBack2SIMD(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
 	SweepBack2Go(t, x, r, dm, inv, acc, beta1, beta2)
 }

@@ -172,6 +172,34 @@ func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 
 	return ((v01[0] + v01[2]) + (v23[0] + v23[2])) + t1, ((v01[1] + v01[3]) + (v23[1] + v23[3])) + t2
 }
 
+// step2BothSIMD is step2SIMD with x += alpha∘t in the same loop, as
+// step2SIMD updates y.
+func step2BothSIMD(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
+	n := len(inv)
+	fy, fr, fp, fap, finv, fx, ft := flat(y[:n]), flat(r[:n]), flat(p[:n]), flat(ap[:n]), flat(inv), flat(x[:n]), flat(t[:n])
+	al := pair2(alpha1, alpha2)
+	two := func(j int, z f4) f4 {
+		st(ld(fp, j).MulAdd(al, ld(fy, j)), fy, j)
+		st(ld(ft, j).MulAdd(al, ld(fx, j)), fx, j)
+		rv := ld(fr, j).Sub(ld(fap, j).Mul(al))
+		st(rv, fr, j)
+		return rv.Mul(rv).MulAdd(ld(finv, j), z)
+	}
+	z01 := archsimd.BroadcastFloat64x4(0)
+	z23 := z01
+	k := 0
+	for ; k+4 <= n; k += 4 {
+		z01 = two(2*k, z01)
+		z23 = two(2*k+4, z23)
+	}
+	var v01, v23 [4]float64
+	z01.Store(&v01)
+	z23.Store(&v23)
+	archsimd.ClearAVXUpperBits()
+	t1, t2 := Step2BothGo(y[k:], r[k:], p[k:], ap[k:], inv[k:], x[k:], t[k:], alpha1, alpha2)
+	return ((v01[0] + v01[2]) + (v23[0] + v23[2])) + t1, ((v01[1] + v01[3]) + (v23[1] + v23[3])) + t2
+}
+
 // weightedNorm2SIMD keeps weightedNormSIMD's lanes for both columns:
 // entries k mod 8 < 4 (its first accumulator, lane k mod 4) in a01 (lanes 0,
 // 1) and a23 (lanes 2, 3), the others in b01 and b23, two entries of both
