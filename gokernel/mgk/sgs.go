@@ -151,7 +151,8 @@ func matchingOrder(g *graph.Graph) []int {
 // (before edgeOperator's halving), the preconditioner's diagonal Dp is Dm, or
 // dd where Dm ≤ 0 (M is then not positive definite, and CG will report the
 // breakdown; a positive Dp keeps that clean), and xdm = Dp/v, xinv = v/Dp,
-// dk = (2Dp − Dm)/v (0 where v = 0). ps.diag holds the loop sums (scratch).
+// dk = (2Dp − Dm)/v (0 where v = 0), xdm and xinv doubled in il on a twoCol
+// worker. ps.diag holds the loop sums (scratch).
 func (ps *pairSolver) loopDiagonals() {
 	a, b := ps.a, ps.b
 	if len(a.sw.loop) == 0 || len(b.sw.loop) == 0 {
@@ -176,23 +177,22 @@ func (ps *pairSolver) loopDiagonals() {
 		for _, f := range b.sw.loop {
 			k := at(e, f)
 			v, dd := ps.v[k], ps.dd[k]
-			if v == 0 {
-				ps.xdm[k], ps.xinv[k], ps.dk[k] = 0, 0, 0
-				if ps.twoCol {
-					ps.il.dm[k], ps.il.inv[k] = [2]float64{}, [2]float64{}
+			var xdm, xinv float64
+			ps.dk[k] = 0
+			if v > 0 {
+				dm := dd - v*ps.diag[k]
+				dp := dm
+				if !(dm > 0) {
+					dp = dd
+					ps.dkIsDm = false
 				}
-				continue
+				xdm, xinv, ps.dk[k] = dp/v, v/dp, (2*dp-dm)/v
 			}
-			dm := dd - v*ps.diag[k]
-			dp := dm
-			if !(dm > 0) {
-				dp = dd
-				ps.dkIsDm = false
-			}
-			ps.xdm[k], ps.xinv[k], ps.dk[k] = dp/v, v/dp, (2*dp-dm)/v
 			if ps.twoCol {
 				dm, inv := &ps.il.dm[k], &ps.il.inv[k]
-				dm[0], dm[1], inv[0], inv[1] = ps.xdm[k], ps.xdm[k], ps.xinv[k], ps.xinv[k]
+				dm[0], dm[1], inv[0], inv[1] = xdm, xdm, xinv, xinv
+			} else {
+				ps.xdm[k], ps.xinv[k] = xdm, xinv
 			}
 		}
 	}
@@ -488,6 +488,9 @@ func (ps *pairSolver) col1(y []float64, n int) *sgsCol {
 // when p̂ᵀÂp̂ ≤ 0 shows M is not positive definite. It works on the unscaled
 // system throughout. It allocates nothing; rhs may alias ps.ap.
 func (ps *pairSolver) cgSGS(rhs, y []float64, tol float64, maxIter int) solveResult {
+	if ps.twoCol {
+		panic("mgk: a one-column SGS solve on a twoCol worker (its diagonals are written doubled only)")
+	}
 	c := ps.col1(y, len(rhs))
 	ps.start(c, rhs, tol)
 	ps.run1(c, maxIter)

@@ -17,10 +17,10 @@ import (
 // two-column functions of package vec for the common blocks, backBlockX and
 // fwdBlockX for blocks with loop rows).
 
-// interleaved holds the two columns' vectors of lockstep and the sweeps'
-// diagonals xdm and xinv twice (one entry per product node; written by fill
-// and loopDiagonals when the worker runs lockstep), and the sweeps' block
-// accumulator (one per node of H).
+// interleaved holds the two columns' vectors and the sweeps' diagonals xdm
+// and xinv twice (one entry per product node; written by fill and
+// loopDiagonals, in place of xdm and xinv, on a twoCol worker), and the
+// sweeps' block accumulator (one per node of H).
 type interleaved struct {
 	r, p, ap, t, z, y, dm, inv, acc [][2]float64
 	// yh holds lockstep's split-coordinate iterates until K is taken.
@@ -210,9 +210,9 @@ func (ps *pairSolver) backBlockX(i int, lr []float64, acc, t, x, r [][2]float64,
 	h := ps.b.g
 	nh := h.N
 	base := i * nh
-	inv, dm := ps.xinv[base:base+nh], ps.xdm[base:base+nh]
+	inv, dm := ps.il.inv[base:base+nh], ps.il.dm[base:base+nh]
 	for ip := range x[:nh] {
-		x[ip][0], x[ip][1] = r[ip][0]*dm[ip]+beta1*x[ip][0], r[ip][1]*dm[ip]+beta2*x[ip][1]
+		x[ip][0], x[ip][1] = r[ip][0]*dm[ip][0]+beta1*x[ip][0], r[ip][1]*dm[ip][1]+beta2*x[ip][1]
 	}
 	for ip := nh - 1; ip >= 0; ip-- {
 		sum := acc[ip]
@@ -223,7 +223,7 @@ func (ps *pairSolver) backBlockX(i int, lr []float64, acc, t, x, r [][2]float64,
 				sum[1] += w * t[jp][1]
 			}
 		}
-		t[ip][0], t[ip][1] = (x[ip][0]+sum[0])*inv[ip], (x[ip][1]+sum[1])*inv[ip]
+		t[ip][0], t[ip][1] = (x[ip][0]+sum[0])*inv[ip][0], (x[ip][1]+sum[1])*inv[ip][1]
 	}
 }
 
@@ -267,7 +267,7 @@ func (ps *pairSolver) fwdBlockX(i int, lr []float64, acc, ap, z, t, x [][2]float
 	h := ps.b.g
 	nh := h.N
 	base := i * nh
-	inv, dk := ps.xinv[base:base+nh], ps.dk[base:base+nh]
+	inv, dk := ps.il.inv[base:base+nh], ps.dk[base:base+nh]
 	for ip := range nh {
 		a := acc[ip]
 		if lr != nil {
@@ -280,13 +280,13 @@ func (ps *pairSolver) fwdBlockX(i int, lr []float64, acc, ap, z, t, x [][2]float
 			}
 		}
 		if rhs {
-			z0, z1 := (x[ip][0]+a[0])*inv[ip], (x[ip][1]+a[1])*inv[ip]
+			z0, z1 := (x[ip][0]+a[0])*inv[ip][0], (x[ip][1]+a[1])*inv[ip][1]
 			z[ip][0], z[ip][1], ap[ip][0], ap[ip][1] = z0, z1, z0, z1
 			continue
 		}
 		for c := range 2 {
 			tk := t[ip][c]
-			zk := (x[ip][c] - dk[ip]*tk + a[c]) * inv[ip]
+			zk := (x[ip][c] - dk[ip]*tk + a[c]) * inv[ip][c]
 			z[ip][c] = zk
 			ap[ip][c] = tk + zk
 		}

@@ -257,9 +257,11 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	ps.sgs = op == opEdge && opt.Solver != SolverJacobi
 	ps.tol, ps.gradTol = tolFor(opt, ps.sgs), gradTolFor(opt, ps.sgs)
 	if ps.sgs {
-		ps.dk, ps.xdm, ps.xinv = grow(ps.dk, n), grow(ps.xdm, n), grow(ps.xinv, n)
+		ps.dk = grow(ps.dk, n)
 		if ps.twoCol {
 			ps.il.dm, ps.il.inv = grow2(ps.il.dm, n), grow2(ps.il.inv, n)
+		} else {
+			ps.xdm, ps.xinv = grow(ps.xdm, n), grow(ps.xinv, n)
 		}
 	}
 
@@ -417,6 +419,27 @@ func (ps *pairSolver) fill(scale float64) {
 		// read v), and dk only where G has self-loops.
 		kvInv := ps.kvInv[row : row+lh]
 		ii := a.invDeg[i] / scale
+		if ps.twoCol {
+			// The two-column solvers read the diagonals doubled only.
+			// Element by element: a [2]float64 literal is built on the
+			// stack and copied with a 16-byte load that its two 8-byte
+			// stores cannot forward (a stall per entry).
+			dm2, inv2 := ps.il.dm[base:base+nh], ps.il.inv[base:base+nh]
+			for ip, l := range bl {
+				v, d := kv[l], di*bd[ip]
+				vs[ip], ds[ip] = v, d
+				dm, inv := d*kvInv[l], v*(ii*bi[ip])
+				dm2[ip][0], dm2[ip][1] = dm, dm
+				inv2[ip][0], inv2[ip][1] = inv, inv
+			}
+			if len(a.sw.loop) > 0 {
+				dk := ps.dk[base : base+nh]
+				for ip := range dk {
+					dk[ip] = dm2[ip][0]
+				}
+			}
+			continue
+		}
 		xdm, xinv := ps.xdm[base:base+nh], ps.xinv[base:base+nh]
 		for ip, l := range bl {
 			v, d := kv[l], di*bd[ip]
@@ -426,16 +449,6 @@ func (ps *pairSolver) fill(scale float64) {
 		}
 		if len(a.sw.loop) > 0 {
 			copy(ps.dk[base:base+nh], xdm)
-		}
-		if ps.twoCol {
-			// Element by element: a [2]float64 literal is built on the
-			// stack and copied with a 16-byte load that its two 8-byte
-			// stores cannot forward (a stall per entry).
-			dm2, inv2 := ps.il.dm[base:base+nh], ps.il.inv[base:base+nh]
-			for ip, x := range xdm {
-				dm2[ip][0], dm2[ip][1] = x, x
-				inv2[ip][0], inv2[ip][1] = xinv[ip], xinv[ip]
-			}
 		}
 	}
 	ps.dkIsDm = true
