@@ -25,9 +25,10 @@
 // Accuracy: by default every K agrees with the exact solution of its system to
 // 1e-9 relative (Options.Accuracy; the residual tolerances are derived from it
 // with factors measured on the MUTAG, ENZYMES, NCI1 and PROTEINS Gram
-// matrices, where the largest error stayed below 0.35× the accuracy asked
+// matrices, where the largest error stayed below 0.37× the accuracy asked
 // for; on 18,000 pairs of small random graphs with self-loops and weights
-// 0.1–2, tests/test_properties.py's, it reached 0.91×). On SGS pairs K comes
+// 0.1–2, tests/test_properties.py's, it reached 0.91× with one solve per
+// pair, before the two below). On SGS pairs K comes
 // from two solves, the primal and the adjoint (whose solution weights K's
 // residual), run in lockstep with both columns side by side (sgs2.go): its
 // error is the product of theirs, so each stops near the square root of the

@@ -44,9 +44,13 @@ class MarginalizedGraphKernel(GraphKernelBase):
     for large pairs), formed on the fly from the two graphs, pairs spread over all
     cores; in calls with many pairs per graph (full Gram matrices, blocks against
     many graphs) each graph is first reduced to its quotient under colour
-    refinement where that is exact, and equivalent graphs are solved once. A
-    solve that reaches ``maxiter`` before ``tol`` raises a ``ConvergenceWarning``
-    naming the pairs and their residuals.
+    refinement where that is exact, and equivalent graphs are solved once. On
+    Gauss–Seidel pairs each value comes from two solves run side by side, the
+    product system and its adjoint, whose solution corrects the value's error
+    to the product of the two solves' errors: each stops near the square root
+    of the accuracy asked for, in about 0.6 of the iterations one solve would
+    take. A solve that reaches ``maxiter`` before its tolerance raises a
+    ``ConvergenceWarning`` naming the pairs and their residuals.
 
     Parameters
     ----------
@@ -80,9 +84,11 @@ class MarginalizedGraphKernel(GraphKernelBase):
         ENZYMES and NCI1; see benchmarks/README.md).
     tol : float, default=None
         Expert setting: the relative residual at which each conjugate-gradient
-        solve stops, overriding what ``accuracy`` implies.
+        solve stops, overriding what ``accuracy`` implies; each value then
+        comes from the product system's solve alone.
     maxiter : int, default=None
-        Iteration cap of each solve; ``None`` uses the Go core's default.
+        Iteration cap of each solve (of each pair of solves run side by side);
+        ``None`` uses the Go core's default.
     %(execution_parameters)s
 
     Examples
