@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -113,7 +114,8 @@ func readReplay(tb testing.TB, dir string) *replayed {
 // BenchmarkReplay replays the marginalized-kernel call dumped by
 // benchmarks/dump_call.py into $GRAPHGRAM_REPLAY, as "gram" and as
 // "gram_grad" (K(X, X) and its gradient), as "grad_ratio" (both, alternately,
-// for the ratio of their times), and as "column", K(X, {X[0]}): one column,
+// for the ratio of their times), as "one_solve" (K from one solve against K
+// from two, alternately, dual.go), and as "column", K(X, {X[0]}): one column,
 // as the choice of inducing graphs asks for, for profiles of real workloads:
 //
 //	GRAPHGRAM_REPLAY=/tmp/esol300 GOEXPERIMENT=simd go test ./pybind -run '^$' -bench Replay -cpuprofile cpu.out
@@ -152,6 +154,28 @@ func BenchmarkReplay(b *testing.B) {
 			tk, tg = tk+t1.Sub(t0), tg+time.Since(t1)
 		}
 		b.ReportMetric(tg.Seconds()/tk.Seconds(), "grad/K")
+	})
+	// one_solve alternates K from two solves (the default on SGS pairs) and
+	// K from the primal solve alone (the same call with Options.Tol set to
+	// the single solve's default tolerance, 1e-9) and reports the ratio of
+	// their summed times, one/two.
+	b.Run("one_solve", func(b *testing.B) {
+		one := strings.Replace(r.params, `"tol": 0.0`, `"tol": 1e-9`, 1)
+		if one == r.params {
+			b.Skip(`params.json has no "tol": 0.0 to replace`)
+		}
+		var t1, t2 time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			if warn, err := Compute("marginalized", "gram", one, uintptr(unsafe.Pointer(&r.desc[0])), len(r.desc), 0, 0,
+				uintptr(unsafe.Pointer(&out[0])), len(out), 0, 0, 0, 0, 0, 0); err != nil || warn != "" {
+				b.Fatalf("%v %q", err, warn)
+			}
+			tm := time.Now()
+			compute("gram", 0, 0, len(out), 0, 0)
+			t1, t2 = t1+tm.Sub(t0), t2+time.Since(tm)
+		}
+		b.ReportMetric(t1.Seconds()/t2.Seconds(), "one/two")
 	})
 	for _, mode := range []string{"gram", "gram_grad", "column"} {
 		b.Run(mode, func(b *testing.B) {
