@@ -85,7 +85,7 @@ func SweepForward2Go(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) {
 // for that column alone.
 func Step2(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
 	if SIMD && len(inv) >= minSIMD {
-		return step2SIMD(y, r, p, ap, inv, alpha1, alpha2)
+		return step2SIMD(y, r, p, ap, inv, nil, nil, alpha1, alpha2)
 	}
 	return Step2Go(y, r, p, ap, inv, alpha1, alpha2)
 }
@@ -112,7 +112,7 @@ func Step2Go(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 fl
 // keeps its iterate in two coordinates (package mgk's lockstep).
 func Step2Both(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
 	if SIMD && len(inv) >= minSIMD {
-		return step2BothSIMD(y, r, p, ap, inv, x, t, alpha1, alpha2)
+		return step2SIMD(y, r, p, ap, inv, x, t, alpha1, alpha2)
 	}
 	return Step2BothGo(y, r, p, ap, inv, x, t, alpha1, alpha2)
 }

@@ -15,11 +15,11 @@ func directionSIMD(p, t, r, inv, s []float64, beta float64)  { DirectionGo(p, t,
 func dotSIMD(a, b []float64) float64                         { return DotGo(a, b) }
 func weightedNormSIMD(r, w []float64) float64                { return WeightedNormGo(r, w) }
 func weightedNorm2SIMD(r, w [][2]float64) (float64, float64) { return WeightedNorm2Go(r, w) }
-func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (float64, float64) {
+func step2SIMD(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (float64, float64) {
+	if x != nil {
+		return Step2BothGo(y, r, p, ap, inv, x, t, alpha1, alpha2)
+	}
 	return Step2Go(y, r, p, ap, inv, alpha1, alpha2)
-}
-func step2BothSIMD(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (float64, float64) {
-	return Step2BothGo(y, r, p, ap, inv, x, t, alpha1, alpha2)
 }
 func sweepBack2SIMD(t, x, r, dm, inv, acc [][2]float64, beta1, beta2 float64) {
 	SweepBack2Go(t, x, r, dm, inv, acc, beta1, beta2)

@@ -145,14 +145,22 @@ func pair2(a1, a2 float64) f4 {
 
 // step2SIMD keeps stepSIMD's four lanes (entries k mod 4) for both columns
 // in two accumulators, entries 0, 1 mod 4 in one and 2, 3 in the other, and
-// adds them up in hsum's order.
-func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
+// adds them up in hsum's order. With x non-nil it also steps x along t in
+// the same loop (Step2Both), as it steps y along p.
+func step2SIMD(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
 	n := len(inv)
 	fy, fr, fp, fap, finv := flat(y[:n]), flat(r[:n]), flat(p[:n]), flat(ap[:n]), flat(inv)
+	var fx, ft []float64
+	if x != nil {
+		fx, ft = flat(x[:n]), flat(t[:n])
+	}
 	al := pair2(alpha1, alpha2)
 	// Entries j/2 and j/2+1 of Step's loop for both columns, into z.
 	two := func(j int, z f4) f4 {
 		st(ld(fp, j).MulAdd(al, ld(fy, j)), fy, j)
+		if fx != nil {
+			st(ld(ft, j).MulAdd(al, ld(fx, j)), fx, j)
+		}
 		rv := ld(fr, j).Sub(ld(fap, j).Mul(al))
 		st(rv, fr, j)
 		return rv.Mul(rv).MulAdd(ld(finv, j), z)
@@ -168,35 +176,12 @@ func step2SIMD(y, r, p, ap, inv [][2]float64, alpha1, alpha2 float64) (rz1, rz2 
 	z01.Store(&v01)
 	z23.Store(&v23)
 	archsimd.ClearAVXUpperBits()
-	t1, t2 := Step2Go(y[k:], r[k:], p[k:], ap[k:], inv[k:], alpha1, alpha2)
-	return ((v01[0] + v01[2]) + (v23[0] + v23[2])) + t1, ((v01[1] + v01[3]) + (v23[1] + v23[3])) + t2
-}
-
-// step2BothSIMD is step2SIMD with x += alpha∘t in the same loop, as
-// step2SIMD updates y.
-func step2BothSIMD(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (rz1, rz2 float64) {
-	n := len(inv)
-	fy, fr, fp, fap, finv, fx, ft := flat(y[:n]), flat(r[:n]), flat(p[:n]), flat(ap[:n]), flat(inv), flat(x[:n]), flat(t[:n])
-	al := pair2(alpha1, alpha2)
-	two := func(j int, z f4) f4 {
-		st(ld(fp, j).MulAdd(al, ld(fy, j)), fy, j)
-		st(ld(ft, j).MulAdd(al, ld(fx, j)), fx, j)
-		rv := ld(fr, j).Sub(ld(fap, j).Mul(al))
-		st(rv, fr, j)
-		return rv.Mul(rv).MulAdd(ld(finv, j), z)
+	var t1, t2 float64
+	if x != nil {
+		t1, t2 = Step2BothGo(y[k:], r[k:], p[k:], ap[k:], inv[k:], x[k:], t[k:], alpha1, alpha2)
+	} else {
+		t1, t2 = Step2Go(y[k:], r[k:], p[k:], ap[k:], inv[k:], alpha1, alpha2)
 	}
-	z01 := archsimd.BroadcastFloat64x4(0)
-	z23 := z01
-	k := 0
-	for ; k+4 <= n; k += 4 {
-		z01 = two(2*k, z01)
-		z23 = two(2*k+4, z23)
-	}
-	var v01, v23 [4]float64
-	z01.Store(&v01)
-	z23.Store(&v23)
-	archsimd.ClearAVXUpperBits()
-	t1, t2 := Step2BothGo(y[k:], r[k:], p[k:], ap[k:], inv[k:], x[k:], t[k:], alpha1, alpha2)
 	return ((v01[0] + v01[2]) + (v23[0] + v23[2])) + t1, ((v01[1] + v01[3]) + (v23[1] + v23[3])) + t2
 }
 
