@@ -174,7 +174,7 @@ func (s *pairSolver) valueGrad(o *Options, np int) (float64, []float64, solveRes
 		*c1, *c2 = sgsCol{y: s.sol[:n]}, sgsCol{y: s.gs.u[:n]}
 		k = s.lockstep(c1, s.primalRHS(), s.gradTol, c2, s.gradTol, o.MaxIter)
 		if !o.dualValues() {
-			k = s.value() // Gram's K: the primal solved to Options.Tol
+			k = s.value() // K from the primal, solved to Options.Tol, as Gram takes it
 		}
 		res, adj = c1.res, c2.res
 		s.gradient(&s.gs, g, &adj)

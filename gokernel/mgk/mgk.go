@@ -28,13 +28,12 @@
 // matrices, where the largest error stayed below 0.37× the accuracy asked
 // for; on 18,000 pairs of small random graphs with self-loops and weights
 // 0.1–2, tests/test_properties.py's, it reached 0.91× with one solve per
-// pair, before the two below). On SGS pairs K comes
-// from two solves, the primal and the adjoint (whose solution weights K's
-// residual), run in lockstep with both columns side by side (sgs2.go): its
-// error is the product of theirs, so each stops near the square root of the
-// accuracy (dual.go). GramGrad takes K from the same two solves, bit for bit
-// Gram's, and goes on to Options.GradAccuracy (1e-6 relative) for the
-// gradients.
+// pair, before the two below). On SGS pairs K comes from two solves, the
+// primal and the adjoint (whose solution weights K's residual), run in
+// lockstep with both columns side by side (sgs2.go): its error is the
+// product of theirs, so each stops near the square root of the accuracy
+// (dual.go). GramGrad takes K from the same two solves, bit for bit Gram's,
+// and goes on to Options.GradAccuracy (1e-6 relative) for the gradients.
 //
 // Gram, Diag and GramGrad replace each graph by its quotient under colour
 // refinement on node, edge and start-probability values (quotient.go; exact),
@@ -107,8 +106,8 @@ type Options struct {
 	// GradAccuracy is the relative accuracy of the gradients of GramGrad; 0
 	// means DefaultGradAccuracy (1e-6). The solves the gradients read stop
 	// at a tolerance derived from it; GramGrad's K equals Gram's all the
-	// same (taken from the same iterates, dual.go, or, on Jacobi pairs and
-	// with Tol set, from a primal solve to Gram's tolerance).
+	// same (taken from the same iterates, dual.go, or on Jacobi pairs from
+	// the same primal solve; with Tol set, from a primal solve to Tol).
 	GradAccuracy float64
 	// Tol, when positive, is the relative residual tolerance of each CG solve
 	// instead of the one derived from Accuracy: ‖r‖/‖b‖ on the symmetrically
