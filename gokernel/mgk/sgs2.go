@@ -38,7 +38,8 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 // lockstep solves the pair's primal (rhs1 to tol1, into c1.y) and adjoint
 // (adjointRHS in ps.ap2, to tol2, into c2.y) systems as cgSGS would solve
 // each, and returns K from both, corrected (dual.go), at the first iterate
-// where the product of their relative residuals is at most τ. Until then
+// where the product of their relative residuals is at most τ (or where
+// either breaks down short of it, as dualValue stops there). Until then
 // neither column stops on its own tolerance, and the split-coordinate
 // iterates accumulate in il.yh as dualValue's do in il.y (Step2Both is Step2
 // there, bit for bit), so that K is dualValue's, bit for bit; x accumulates
@@ -60,10 +61,11 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 	// otherwise (breakdown, the iteration cap, cancellation) is copied out
 	// at once, as its lane's later values are not to be trusted.
 	var copied [2]bool
+	ownTolerances := func() { c1.thr, c2.thr = tol1*tol1*c1.rz0, tol2*tol2*c2.rz0 }
 	check := func() {
 		if !valued && c1.rz*c2.rz <= thr {
 			K, valued = dualSum(chat, il.yh, il.r), true
-			c1.thr, c2.thr = tol1*tol1*c1.rz0, tol2*tol2*c2.rz0
+			ownTolerances()
 		}
 		for c, col := range cols {
 			if col.check(maxIter, ctl); col.done && !col.res.converged && !copied[c] {
@@ -83,6 +85,13 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		}
 		ps.backwardX(beta[0], beta[1])
 		pap1, pap2 := ps.forwardX(false)
+		if !valued && !(stepOK(pap1) && stepOK(pap2)) {
+			// A breakdown short of τ: K is this iterate's, where dualValue
+			// stops, and a column that goes on does so to its own
+			// tolerance (τ is out of reach alone).
+			K, valued = dualSum(chat, il.yh, il.r), true
+			ownTolerances()
+		}
 		for c, pap := range [2]float64{pap1, pap2} {
 			switch col := cols[c]; {
 			case col.done:
@@ -109,7 +118,8 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		check()
 	}
 	if !valued {
-		// Stopped, unconverged, short of τ: the last iterate's value.
+		// Stopped short of τ by the iteration cap or cancellation, as
+		// dualValue does: the last iterate's value.
 		K = dualSum(chat, il.yh, il.r)
 	}
 	// x of the columns not copied yet is in their lanes: both in one pass
