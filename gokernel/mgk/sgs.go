@@ -384,7 +384,7 @@ func (ps *pairSolver) fwdBlock(i int, acc, ap, z, t, src []float64, rhs bool) fl
 // sgsCol is the state of one CG solve in cgSGS: its vectors (unscaled) and
 // scalars. y accumulates the solution x itself: x = E⁻ᵀ ŷ, and each step
 // ŷ += α p is x += α t with t = E⁻ᵀ p, which the backward sweep computes, so
-// no sweep is needed at the end. cgSGS2 runs two in lockstep.
+// no sweep is needed at the end. lockstep and dualValue run two side by side.
 type sgsCol struct {
 	r, p, ap, t, z, y []float64
 	rz, rz0, thr      float64

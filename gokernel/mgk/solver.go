@@ -198,7 +198,8 @@ type pairSolver struct {
 	cache               []float64
 	// sgs reports that the pair is solved with symmetric Gauss–Seidel on the
 	// edge table (sgs.go); acc, dk, xdm, xinv, dkIsDm, loopRows and loopOff
-	// are its sweeps' scratch and diagonals.
+	// are its sweeps' scratch and diagonals (xdm and xinv doubled in il
+	// instead on a twoCol worker).
 	sgs      bool
 	acc      []float64
 	dk       []float64
@@ -207,8 +208,8 @@ type pairSolver struct {
 	dkIsDm   bool
 	loopRows []float64
 	loopOff  []int32
-	// cols are cgSGS2's column states, ap2 GramGrad's adjoint right-hand
-	// side; il holds cgSGS2's two columns side by side (sgs2.go).
+	// cols are the two-column solvers' column states, ap2 the adjoint's
+	// right-hand side; il holds their two columns side by side (sgs2.go).
 	cols [2]sgsCol
 	ap2  []float64
 	il   interleaved
@@ -372,9 +373,9 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 
 // fill sets v = κv, s = √κv, dd = d⊗d'/(1−q)² (scale = 1/(1−q)²) and the
 // quotient weights cw for every node pair, and, for SGS, the diagonals xdm,
-// xinv and dk of a pair without self-loop pairs (loopDiagonals corrects the
-// others), from the per-label values and the sides' inverse degrees: no
-// division per node pair.
+// xinv (doubled in il on a twoCol worker) and dk of a pair without self-loop
+// pairs (loopDiagonals corrects the others), from the per-label values and
+// the sides' inverse degrees: no division per node pair.
 func (ps *pairSolver) fill(scale float64) {
 	a, b := ps.a, ps.b
 	nh := b.g.N
