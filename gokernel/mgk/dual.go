@@ -66,12 +66,7 @@ func (ps *pairSolver) solveValue() (float64, solveResult) {
 // either column breaks down (M not positive definite), at the iteration cap,
 // or on cancellation. GramGrad's lockstep takes the same value, bit for bit.
 func (ps *pairSolver) dualValue() (float64, solveResult) {
-	n := len(ps.sol)
-	ps.ap2 = grow(ps.ap2, n)
-	ps.adjointRHS(ps.ap2)
-	c1, c2 := &ps.cols[0], &ps.cols[1]
-	*c1, *c2 = sgsCol{}, sgsCol{}
-	chat, thr := ps.startDual(ps.primalRHS(), c1, c2)
+	c1, c2, chat, thr := ps.startDual(nil, nil)
 	il := &ps.il
 	res := solveResult{converged: true}
 	maxIter, ctl := ps.opt.MaxIter, ps.opt.Control

@@ -166,17 +166,11 @@ func (s *pairSolver) valueGrad(o *Options, np int) (float64, []float64, solveRes
 	if s.sgs {
 		// Primal and adjoint in lockstep, sharing the sweeps, both to the
 		// gradients' tolerance: K comes from both (dual.go).
-		n := len(s.sol)
-		s.gs.grow(n)
-		s.ap2 = grow(s.ap2, n)
-		s.adjointRHS(s.ap2)
-		c1, c2 := &s.cols[0], &s.cols[1]
-		*c1, *c2 = sgsCol{y: s.sol[:n]}, sgsCol{y: s.gs.u[:n]}
-		k = s.lockstep(c1, s.primalRHS(), s.gradTol, c2, s.gradTol, o.MaxIter)
+		s.gs.grow(len(s.sol))
+		k, res, adj = s.lockstep(s.sol, s.gs.u, s.gradTol, s.gradTol)
 		if !o.dualValues() {
 			k = s.value() // K from the primal, solved to Options.Tol, as Gram takes it
 		}
-		res, adj = c1.res, c2.res
 		s.gradient(&s.gs, g, &adj)
 	} else {
 		res = s.solvePrimal()

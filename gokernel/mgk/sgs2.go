@@ -35,9 +35,9 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 	return s[:n]
 }
 
-// lockstep solves the pair's primal (rhs1 to tol1, into c1.y) and adjoint
-// (adjointRHS in ps.ap2, to tol2, into c2.y) systems as cgSGS would solve
-// each, and returns K from both, corrected (dual.go), at the first iterate
+// lockstep solves the pair's primal (to tol1, into x) and adjoint (to tol2,
+// into u) systems as cgSGS would solve each, and returns their results and
+// K from both, corrected (dual.go), at the first iterate
 // where the product of their relative residuals is at most τ (or where
 // either breaks down short of it, as dualValue stops there). Until then
 // neither column stops on its own tolerance, and the split-coordinate
@@ -45,16 +45,16 @@ func grow2(s [][2]float64, n int) [][2]float64 {
 // there, bit for bit), so that K is dualValue's, bit for bit; x accumulates
 // in il.y beside them. After it a column done before the other (or broken
 // down) is frozen, its lane stepping with alpha = 0, while the other goes
-// on, leaving x in c1.y and c2.y. The sweeps' diagonals, doubled, are il.dm
-// and il.inv, which fill and loopDiagonals write for a twoCol worker.
-func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgsCol, tol2 float64, maxIter int) float64 {
-	n := len(rhs1)
+// on. The sweeps' diagonals, doubled, are il.dm and il.inv, which fill and
+// loopDiagonals write for a twoCol worker.
+func (ps *pairSolver) lockstep(x, u []float64, tol1, tol2 float64) (K float64, res1, res2 solveResult) {
+	c1, c2, chat, thr := ps.startDual(x, u)
+	n := len(chat)
 	il := &ps.il
-	chat, thr := ps.startDual(rhs1, c1, c2)
 	il.yh = grow2(il.yh, n)
 	clear(il.yh)
-	K, valued := 0.0, false
-	ctl := ps.opt.Control
+	valued := false
+	maxIter, ctl := ps.opt.MaxIter, ps.opt.Control
 	cols := [2]*sgsCol{c1, c2}
 	// A column that converges first keeps its x in its lane: its further
 	// steps have alpha = 0, which leaves y as it is. One that stops
@@ -133,7 +133,7 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 				y1[k], y2[k] = 0, 0
 			}
 		}
-		return K
+		return K, c1.res, c2.res
 	}
 	for c, col := range cols {
 		if !copied[c] {
@@ -141,22 +141,27 @@ func (ps *pairSolver) lockstep(c1 *sgsCol, rhs1 []float64, tol1 float64, c2 *sgs
 		}
 		ps.finish(col)
 	}
-	return K
+	return K, c1.res, c2.res
 }
 
-// startDual sets up the interleaved vectors for the pair's primal (rhs1) and
-// adjoint (adjointRHS in ps.ap2) solves from y = 0, as start does for one:
-// r̂ = E⁻¹ u (u in p, 0 where v = 0) and a zeroed p, so that the first
-// direction is Dm∘r̂ (backward's update with beta = 0). It opens c1 and c2
-// with no tolerance of their own and returns ĉ (the adjoint's first r̂,
-// written over ps.ap2) and the threshold of dual.go's stopping test for the
-// product of the columns' r̂ᵀ Dm r̂: τ² times that product at the start.
-func (ps *pairSolver) startDual(rhs1 []float64, c1, c2 *sgsCol) (chat []float64, thr float64) {
+// startDual sets up the pair's primal (primalRHS) and adjoint (adjointRHS,
+// in ps.ap2) solves from y = 0, their solutions to go to x and u (nil for
+// dualValue, which keeps its iterates in il.y only): the column states
+// ps.cols, opened with no tolerance of their own, and the interleaved
+// vectors, as start does for one: r̂ = E⁻¹ b (b in p, 0 where v = 0) and a
+// zeroed p, so that the first direction is Dm∘r̂ (backward's update with
+// beta = 0). It returns the columns, ĉ (the adjoint's first r̂, written over
+// ps.ap2) and the threshold of dual.go's stopping test for the product of
+// the columns' r̂ᵀ Dm r̂: τ² times that product at the start.
+func (ps *pairSolver) startDual(x, u []float64) (c1, c2 *sgsCol, chat []float64, thr float64) {
 	if !ps.twoCol {
 		panic("mgk: two columns on a worker set up without twoCol (its doubled diagonals are not written)")
 	}
-	n := len(rhs1)
-	rhs2 := ps.ap2[:n]
+	n := len(ps.sol)
+	ps.ap2 = grow(ps.ap2, n)
+	rhs1, rhs2 := ps.primalRHS(), ps.adjointRHS(ps.ap2)
+	c1, c2 = &ps.cols[0], &ps.cols[1]
+	*c1, *c2 = sgsCol{y: x}, sgsCol{y: u}
 	il := &ps.il
 	for _, v := range []*[][2]float64{&il.r, &il.p, &il.ap, &il.t, &il.z, &il.y} {
 		*v = grow2(*v, n)
@@ -178,7 +183,7 @@ func (ps *pairSolver) startDual(rhs1 []float64, c1, c2 *sgsCol) (chat []float64,
 	c1.open(rz1, 0)
 	c2.open(rz2, 0)
 	tau := accuracyTol(ps.opt, dualTolPerAccuracy)
-	return rhs2, tau * tau * rz1 * rz2
+	return c1, c2, rhs2, tau * tau * rz1 * rz2
 }
 
 // stepOK reports whether pᵀÂp lets CG step (see step).
