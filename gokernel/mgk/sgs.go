@@ -55,7 +55,7 @@ import (
 // with their other endpoints, and its self-loops.
 type sweepLists struct {
 	// ends lists the edges' endpoints for the sweeps over the other graph of
-	// a pair (scatter, and vec.Scatter2 in lockstep).
+	// a pair (scatter, and vec.Blocks2 in lockstep).
 	ends                  vec.Ends
 	upPtr, up, upTo       []int32
 	downPtr, down, downTo []int32
@@ -208,6 +208,8 @@ func (ps *pairSolver) prepareSGS() {
 	mh := h.NumEdges()
 	ps.acc = grow(ps.acc, h.N)
 	sw := &ps.a.sw
+	ps.upX = vec.Blocks2{C: ps.cache, Ends: ps.b.sw.ends, Ptr: sw.upPtr, Rows: sw.up, Blocks: sw.upTo}
+	ps.downX = vec.Blocks2{C: ps.cache, Ends: ps.b.sw.ends, Ptr: sw.downPtr, Rows: sw.down, Blocks: sw.downTo}
 	ps.loopOff = ps.loopOff[:0]
 	ps.loopRows = ps.loopRows[:0]
 	if len(sw.loop) == 0 {

@@ -189,25 +189,13 @@ func (ps *pairSolver) startDual(x, u []float64) (c1, c2 *sgsCol, chat []float64,
 // stepOK reports whether pᵀÂp lets CG step (see step).
 func stepOK(pap float64) bool { return pap > 0 && !math.IsInf(pap, 0) }
 
-// scatterX is scatter for the interleaved columns: acc[a'] += c·x_j[b'],
-// acc[b'] += c·x_j[a'] in both.
-func (ps *pairSolver) scatterX(i int, ptr, edges, to []int32, acc, x [][2]float64) {
-	nh, mh := ps.b.g.N, ps.b.g.NumEdges()
-	for k := ptr[i]; k < ptr[i+1]; k++ {
-		e, j := int(edges[k]), int(to[k])
-		vec.Scatter2(acc, x[j*nh:(j+1)*nh], ps.cache[e*mh:(e+1)*mh], ps.b.sw.ends)
-	}
-}
-
 // backwardX is backward for the two columns, with their betas.
 func (ps *pairSolver) backwardX(beta1, beta2 float64) {
 	nh := ps.b.g.N
-	sw := &ps.a.sw
 	il := &ps.il
 	acc := il.acc[:nh]
 	for i := ps.a.g.N - 1; i >= 0; i-- {
-		clear(acc)
-		ps.scatterX(i, sw.upPtr, sw.up, sw.upTo, acc, il.t)
+		ps.upX.Scatter(acc, il.t, i)
 		b, e := i*nh, (i+1)*nh
 		t, inv := il.t[b:e], il.inv[b:e]
 		if lr := ps.loopRow(i); lr != nil {
@@ -247,7 +235,6 @@ func (ps *pairSolver) backBlockX(i int, lr []float64, acc, t, x, r [][2]float64,
 // columns' pᵀÂp, summed block by block as forward sums them.
 func (ps *pairSolver) forwardX(rhs bool) (float64, float64) {
 	nh := ps.b.g.N
-	sw := &ps.a.sw
 	il := &ps.il
 	acc := il.acc[:nh]
 	out := il.ap
@@ -256,8 +243,7 @@ func (ps *pairSolver) forwardX(rhs bool) (float64, float64) {
 	}
 	pap1, pap2 := 0.0, 0.0
 	for i := 0; i < ps.a.g.N; i++ {
-		clear(acc)
-		ps.scatterX(i, sw.downPtr, sw.down, sw.downTo, acc, il.z)
+		ps.downX.Scatter(acc, il.z, i)
 		b, e := i*nh, (i+1)*nh
 		z, t, p, inv := il.z[b:e], il.t[b:e], il.p[b:e], il.inv[b:e]
 		var s1, s2 float64

@@ -10,8 +10,8 @@ package vec
 // order, so that a solve run beside another gives, bit for bit, what it gives
 // alone: Step2 is Step on each column (and Step2Go StepGo), WeightedNorm2
 // WeightedNorm (and WeightedNorm2Go WeightedNormGo), and the Sweep
-// functions and Scatter2 (scatter.go) are the loops of the SGS sweeps of
-// package mgk, written there for one column (the tests restate them).
+// functions and Blocks2.Scatter (scatter.go) are the loops of the SGS sweeps
+// of package mgk, written there for one column (the tests restate them).
 
 // SweepBack2 sets, in both columns, x = r∘dm + beta·x (beta1 and beta2)
 // and then t = (x + acc)∘inv: a block of the backward sweep fused with CG's

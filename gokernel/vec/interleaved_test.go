@@ -74,8 +74,9 @@ func forwardRef(t, ap, x, inv, acc []float64) float64 {
 // column exactly what its one-column counterpart gives it alone: Step2 is
 // Step (and Step2Go StepGo), Step2Both Step2, WeightedNorm2 WeightedNorm,
 // and the Sweep functions, vector and portable, are the loops above
-// (TestScatter checks Scatter2). Under GOEXPERIMENT=simd on an AVX2 machine
-// this tests the vector code; otherwise both sides are the portable code.
+// (TestScatter checks Blocks2.Scatter). Under GOEXPERIMENT=simd on an AVX2
+// machine this tests the vector code; otherwise both sides are the portable
+// code.
 func TestInterleavedBitForBit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	cp := func(v []float64) []float64 { return append([]float64(nil), v...) }

@@ -2,10 +2,10 @@ package vec
 
 import "fmt"
 
-// Ends lists the edges of a graph for Scatter2: edge f's endpoints a and b
+// Ends lists the edges of a graph for Blocks2: edge f's endpoints a and b
 // packed as a | b<<32, every endpoint below the node count it was built with.
-// It is checked once, when built, so that Scatter2 needs only compare vector
-// lengths with that node count.
+// It is checked once, when built, so that Blocks2.Scatter needs only check
+// its rows and blocks against the counts it was built with.
 type Ends struct {
 	ab []uint64
 	n  int
@@ -32,29 +32,63 @@ func NewEnds(u, v []int32, n int) Ends {
 // that index them directly (and check each index).
 func (e Ends) Packed() []uint64 { return e.ab }
 
-// check panics unless Scatter2 may run on ends' first m edges with
-// vectors of na and nx entries.
-func (e Ends) check(m, na, nx int) {
-	if m > len(e.ab) || na < e.n || nx < e.n {
-		panic(fmt.Sprintf("vec: scatter of %d edges of %d, graph of %d nodes, on vectors of %d and %d", m, len(e.ab), e.n, na, nx))
+// Blocks2 describes the products of the SGS sweeps' blocks with their
+// neighbours' blocks through an edge table: for block i, the entries
+// Ptr[i] to Ptr[i+1] of Rows and Blocks name a table row e of C (entries e·m
+// to (e+1)·m, m the edge count of Ends) and the block j of the vector it
+// multiplies (entries j·n to (j+1)·n, n the node count of Ends). It is built
+// per pair and sweep direction, and Scatter runs it block by block.
+type Blocks2 struct {
+	C                 []float64
+	Ends              Ends
+	Ptr, Rows, Blocks []int32
+}
+
+// Scatter sets acc (its first n entries) to the sum, over block i's entries
+// k, of Scatter2Go's updates for table row Rows[k] with block Blocks[k] of x,
+// in k's order, each column's arithmetic that of the one-column scatter of
+// package mgk. On amd64 each row runs in assembly, its indices unchecked:
+// Ends' endpoints were checked when it was built, and every row and block is
+// checked against C and x here. It panics if acc has fewer than n entries, or
+// a row or block lies outside C or x.
+func (s *Blocks2) Scatter(acc, x [][2]float64, i int) {
+	n, m := s.Ends.n, len(s.Ends.ab)
+	acc = acc[:n]
+	clear(acc)
+	if m == 0 {
+		return
+	}
+	lo, hi := s.Ptr[i], s.Ptr[i+1]
+	rows, blocks := s.Rows[lo:hi], s.Blocks[lo:hi]
+	for k, e := range rows {
+		j := int(blocks[k])
+		if j < 0 || (j+1)*n > len(x) || e < 0 || (int(e)+1)*m > len(s.C) {
+			panic(fmt.Sprintf("vec: table row %d of %d and block %d of %d out of range", e, len(s.C)/m, j, len(x)/n))
+		}
+		if haveScatterAsm {
+			scatter2Asm(&acc[0], &x[j*n], &s.C[int(e)*m], &s.Ends.ab[0], m)
+		} else {
+			Scatter2Go(acc, x[j*n:(j+1)*n], s.C[int(e)*m:(int(e)+1)*m], s.Ends)
+		}
 	}
 }
 
-// Scatter2 adds, in both columns of two side by side (see interleaved.go),
+// ScatterGo is the portable Scatter.
+func (s *Blocks2) ScatterGo(acc, x [][2]float64, i int) {
+	n, m := s.Ends.n, len(s.Ends.ab)
+	acc = acc[:n]
+	clear(acc)
+	lo, hi := s.Ptr[i], s.Ptr[i+1]
+	for k := lo; k < hi; k++ {
+		e, j := int(s.Rows[k]), int(s.Blocks[k])
+		Scatter2Go(acc, x[j*n:(j+1)*n], s.C[e*m:(e+1)*m], s.Ends)
+	}
+}
+
+// Scatter2Go adds, in both columns of two side by side (see interleaved.go),
 // for each of the first len(c) edges f of ends (a–b), c[f]·x_b to acc_a and
-// then c[f]·x_a to acc_b: the scatter of one edge-table row in GramGrad's
-// SGS sweeps, each column's arithmetic that of the one-column scatter of
-// package mgk. acc and x need an entry for every node of the graph. On amd64
-// it runs in assembly, with the bounds checked once per call through ends
-// instead of once per entry.
-func Scatter2(acc, x [][2]float64, c []float64, ends Ends) {
-	ends.check(len(c), len(acc), len(x))
-	if len(c) > 0 {
-		scatter2Asm(acc, x, c, ends.ab)
-	}
-}
-
-// Scatter2Go is the portable Scatter2.
+// then c[f]·x_a to acc_b: the scatter of one edge-table row. acc and x need
+// an entry for every node of the graph (indexed with Go's checks).
 func Scatter2Go(acc, x [][2]float64, c []float64, ends Ends) {
 	ab := ends.ab[:len(c)]
 	for f, cf := range c {

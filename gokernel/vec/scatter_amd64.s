@@ -2,16 +2,16 @@
 
 #include "textflag.h"
 
-// func scatter2Asm(acc, x [][2]float64, c []float64, ends []uint64)
-// len(c) > 0; every endpoint of ends[:len(c)] indexes acc and x. Entries are
-// 16 bytes, both columns, updated with packed operations (unaligned loads: a
-// slice of [2]float64 need not be 16-byte aligned).
-TEXT ·scatter2Asm(SB), NOSPLIT, $0-96
-	MOVQ acc_base+0(FP), DI
-	MOVQ x_base+24(FP), SI
-	MOVQ c_base+48(FP), DX
-	MOVQ c_len+56(FP), CX
-	MOVQ ends_base+72(FP), BX
+// func scatter2Asm(acc, x *[2]float64, c *float64, ab *uint64, m int)
+// m > 0; every endpoint of ab[:m] indexes acc and x. Entries are 16 bytes,
+// both columns, updated with packed operations (unaligned loads: a slice of
+// [2]float64 need not be 16-byte aligned).
+TEXT ·scatter2Asm(SB), NOSPLIT, $0-40
+	MOVQ acc+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ c+16(FP), DX
+	MOVQ m+32(FP), CX
+	MOVQ ab+24(FP), BX
 	XORQ AX, AX
 
 loop:

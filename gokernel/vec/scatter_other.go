@@ -2,6 +2,8 @@
 
 package vec
 
-func scatter2Asm(acc, x [][2]float64, c []float64, ab []uint64) {
-	Scatter2Go(acc, x, c, Ends{ab: ab})
+const haveScatterAsm = false
+
+func scatter2Asm(acc, x *[2]float64, c *float64, ab *uint64, m int) {
+	panic("vec: no assembly scatter in this build")
 }
