@@ -208,8 +208,6 @@ func (ps *pairSolver) prepareSGS() {
 	mh := h.NumEdges()
 	ps.acc = grow(ps.acc, h.N)
 	sw := &ps.a.sw
-	ps.upX = vec.Blocks2{C: ps.cache, Ends: ps.b.sw.ends, Ptr: sw.upPtr, Rows: sw.up, Blocks: sw.upTo}
-	ps.downX = vec.Blocks2{C: ps.cache, Ends: ps.b.sw.ends, Ptr: sw.downPtr, Rows: sw.down, Blocks: sw.downTo}
 	ps.loopOff = ps.loopOff[:0]
 	ps.loopRows = ps.loopRows[:0]
 	if len(sw.loop) == 0 {

@@ -189,13 +189,21 @@ func (ps *pairSolver) startDual(x, u []float64) (c1, c2 *sgsCol, chat []float64,
 // stepOK reports whether pᵀÂp lets CG step (see step).
 func stepOK(pap float64) bool { return pap > 0 && !math.IsInf(pap, 0) }
 
+// blocksX returns the two-column scatter of a sweep over G's edge lists
+// ptr, edges, to (up or down) through the pair's edge table.
+func (ps *pairSolver) blocksX(ptr, edges, to []int32) vec.Blocks2 {
+	return vec.Blocks2{C: ps.cache, Ends: ps.b.sw.ends, Ptr: ptr, Rows: edges, Blocks: to}
+}
+
 // backwardX is backward for the two columns, with their betas.
 func (ps *pairSolver) backwardX(beta1, beta2 float64) {
 	nh := ps.b.g.N
 	il := &ps.il
 	acc := il.acc[:nh]
+	sw := &ps.a.sw
+	up := ps.blocksX(sw.upPtr, sw.up, sw.upTo)
 	for i := ps.a.g.N - 1; i >= 0; i-- {
-		ps.upX.Scatter(acc, il.t, i)
+		up.Scatter(acc, il.t, i)
 		b, e := i*nh, (i+1)*nh
 		t, inv := il.t[b:e], il.inv[b:e]
 		if lr := ps.loopRow(i); lr != nil {
@@ -241,9 +249,11 @@ func (ps *pairSolver) forwardX(rhs bool) (float64, float64) {
 	if rhs {
 		out = il.r
 	}
+	sw := &ps.a.sw
+	down := ps.blocksX(sw.downPtr, sw.down, sw.downTo)
 	pap1, pap2 := 0.0, 0.0
 	for i := 0; i < ps.a.g.N; i++ {
-		ps.downX.Scatter(acc, il.z, i)
+		down.Scatter(acc, il.z, i)
 		b, e := i*nh, (i+1)*nh
 		z, t, p, inv := il.z[b:e], il.t[b:e], il.p[b:e], il.inv[b:e]
 		var s1, s2 float64

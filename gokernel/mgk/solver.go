@@ -213,9 +213,6 @@ type pairSolver struct {
 	cols [2]sgsCol
 	ap2  []float64
 	il   interleaved
-	// upX and downX are the two-column sweeps' products with the blocks of
-	// later and of earlier nodes of G (backwardX and forwardX).
-	upX, downX vec.Blocks2
 	// cw is the product of the sides' class weights (quotient graphs), nil
 	// when neither side is a quotient.
 	cw, cwBuf []float64
