@@ -225,27 +225,30 @@ func (k *Convolution) EvalGrad(x, y, grad []float64) float64 {
 	if grad != nil && np > 0 {
 		g = make([]float64, np)
 	}
+	// Σ_ij x_i y_j κ(v_i, v_j) as Σ_i x_i y_i κ(v_i, v_i) + Σ_i<j (x_i y_j +
+	// x_j y_i) κ(v_i, v_j): the same operations, bit for bit, with x and y
+	// swapped (the graph kernels rely on it, see TestEvalSymmetric), and κ
+	// evaluated once per pair of values.
 	s := 0.0
-	for i := 0; i < k.Width; i++ {
-		xi := x[k.Col+i]
-		if xi == 0 {
-			continue
+	term := func(w float64, vi, vj []float64) {
+		if g == nil {
+			s += w * k.K.Eval(vi, vj)
+			return
 		}
+		s += w * k.K.EvalGrad(vi, vj, g)
+		for p, d := range g {
+			grad[p] += w * d
+		}
+	}
+	for i := 0; i < k.Width; i++ {
+		xi, yi := x[k.Col+i], y[k.Col+i]
 		vi := k.Values[i : i+1]
-		for j := 0; j < k.Width; j++ {
-			yj := y[k.Col+j]
-			if yj == 0 {
-				continue
-			}
-			vj := k.Values[j : j+1]
-			w := xi * yj
-			if g == nil {
-				s += w * k.K.Eval(vi, vj)
-				continue
-			}
-			s += w * k.K.EvalGrad(vi, vj, g)
-			for p, d := range g {
-				grad[p] += w * d
+		if w := xi * yi; w != 0 {
+			term(w, vi, vi)
+		}
+		for j := i + 1; j < k.Width; j++ {
+			if w := xi*y[k.Col+j] + x[k.Col+j]*yi; w != 0 {
+				term(w, vi, k.Values[j:j+1])
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package microkernel
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -301,4 +302,54 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%s: Eval %v, EvalGrad %v", spec, e, v)
 		}
 	})
+}
+
+// TestEvalSymmetric: every kind is symmetric bit for bit, values and
+// gradients: k(x, y) == k(y, x) exactly. The graph kernels rely on it: they
+// solve each pair in one orientation whichever side each graph is on, and
+// read call-wide tables transposed (gokernel/mgk's kernelTable.at).
+func TestEvalSymmetric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pts := make([][]float64, 12)
+	for i := range pts {
+		pts[i] = make([]float64, 6)
+		for c := range pts[i] {
+			switch c {
+			case 0: // labels
+				pts[i][c] = float64(rng.IntN(3))
+			case 3, 4, 5: // counts, for convolution
+				pts[i][c] = float64(rng.IntN(4)) * (0.5 + rng.Float64())
+			default:
+				pts[i][c] = rng.NormFloat64() * 3
+			}
+		}
+	}
+	for _, spec := range []string{
+		`{"kind": "constant", "c": 0.7}`,
+		`{"kind": "kronecker_delta", "h": 0.3, "col": 0, "width": 2}`,
+		`{"kind": "square_exponential", "length_scale": 1.3, "col": 1, "width": 2}`,
+		`{"kind": "brownian_bridge", "c": 2.5, "col": 2}`,
+		`{"kind": "dot_product", "sigma_0": 0.7, "col": 1, "width": 3}`,
+		`{"kind": "convolution", "col": 3, "width": 3, "values": [0.1, 1.3, 2.7], "kernel": {"kind": "square_exponential", "length_scale": 0.9, "col": 0}}`,
+		`{"kind": "normalized", "kernel": {"kind": "convolution", "col": 3, "width": 3, "values": [3, 5, 6],
+			"kernel": {"kind": "product", "terms": [{"kind": "square_exponential", "length_scale": 1.5, "col": 0}, {"kind": "constant", "c": 0.5}]}}}`,
+		`{"kind": "product", "terms": [{"kind": "table", "col": 0, "labels": [0, 1, 2], "matrix": [[1, 0.2, 0.1], [0.2, 1, 0.3], [0.1, 0.3, 1]]},
+			{"kind": "square_exponential", "length_scale": 0.8, "col": 1}]}`,
+		`{"kind": "normalized", "kernel": {"kind": "sum", "terms": [{"kind": "kronecker_delta", "h": 0.3, "col": 0}, {"kind": "square_exponential", "length_scale": 0.05, "col": 1},
+			{"kind": "product", "terms": [{"kind": "brownian_bridge", "c": 4, "col": 2}, {"kind": "dot_product", "sigma_0": 0.2, "col": 1, "width": 2}]}]}}`,
+	} {
+		k := mustParse(t, spec)
+		gxy, gyx := make([]float64, k.NumParams()), make([]float64, k.NumParams())
+		for _, x := range pts {
+			for _, y := range pts {
+				if a, b := k.Eval(x, y), k.Eval(y, x); a != b {
+					t.Errorf("%s: Eval(x, y) = %.17g, Eval(y, x) = %.17g", spec, a, b)
+				}
+				a, b := k.EvalGrad(x, y, gxy), k.EvalGrad(y, x, gyx)
+				if a != b || !slices.Equal(gxy, gyx) {
+					t.Errorf("%s: EvalGrad(x, y) = %.17g %v, EvalGrad(y, x) = %.17g %v", spec, a, gxy, b, gyx)
+				}
+			}
+		}
+	}
 }
