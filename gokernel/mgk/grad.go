@@ -317,7 +317,7 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 	g[0] = dq * 2 / (1 - opt.Q)
 
 	// Node kernel, one gradient evaluation per pair of node labels.
-	contract(gn, gs.cn, lg, lh, ps.nodeTable(a, b), a.ngl, b.ngl, gs.gv, func(la, lb int) {
+	contract(gn, gs.cn, lg, lh, ps.nodeTable(a, b), a.ngl, b.ngl, ps.swapped, gs.gv, func(la, lb int) {
 		opt.NodeKernel.EvalGrad(G.Node(int(a.nrep[la])), H.Node(int(b.nrep[lb])), gs.gv)
 	})
 
@@ -353,7 +353,7 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 			row[l] += sum * G.Weight[e]
 		}
 	}
-	contract(gE, gs.ce, lg, lh, ps.edgeTable(a, b), a.egl, b.egl, gs.ge, func(la, lb int) {
+	contract(gE, gs.ce, lg, lh, ps.edgeTable(a, b), a.egl, b.egl, ps.swapped, gs.ge, func(la, lb int) {
 		opt.EdgeKernel.EvalGrad(G.Edge(int(a.erep[la])), H.Edge(int(b.erep[lb])), gs.ge)
 	})
 	return adj
@@ -361,8 +361,9 @@ func (ps *pairSolver) gradient(gs *gradScratch, g []float64, solved *solveResult
 
 // contract adds Σ c[la, lb]·∂κ(la, lb) over the lg×lh label pairs to g. The
 // kernel's gradients come from the call's table t (ids ga, gb) when there is
-// one, else from evalGrad(la, lb), which writes them to scratch.
-func contract(g, c []float64, lg, lh int, t *kernelTable, ga, gb []int32, scratch []float64, evalGrad func(la, lb int)) {
+// one (swapped as in kernelTable.at), else from evalGrad(la, lb), which
+// writes them to scratch.
+func contract(g, c []float64, lg, lh int, t *kernelTable, ga, gb []int32, swapped bool, scratch []float64, evalGrad func(la, lb int)) {
 	np := len(g)
 	if t != nil && t.grad == nil {
 		t = nil // a table of values only
@@ -375,7 +376,7 @@ func contract(g, c []float64, lg, lh int, t *kernelTable, ga, gb []int32, scratc
 			}
 			d := scratch
 			if t != nil {
-				e := int(ga[la])*t.ny + int(gb[lb])
+				e := t.at(ga[la], gb[lb], swapped)
 				d = t.grad[e*np : (e+1)*np]
 			} else {
 				evalGrad(la, lb)

@@ -1,6 +1,7 @@
 package mgk
 
 import (
+	"encoding/binary"
 	"math"
 
 	"github.com/graphgram/graphgram/gokernel/microkernel"
@@ -31,10 +32,44 @@ type kernelTable struct {
 	grad   []float64
 }
 
+// at is the index in val of the label pair (ga, gb) of the pair being
+// solved, ga of its first side. The table's rows are X's labels, so a pair
+// solved the other way round (Y's graph first: swapped, see
+// pairSolver.swapped) reads the transposed entry; that is the value the
+// pair's own evaluation gives, since the base kernels are symmetric bit for
+// bit (microkernel's TestEvalSymmetric).
+func (t *kernelTable) at(ga, gb int32, swapped bool) int {
+	if swapped {
+		ga, gb = gb, ga
+	}
+	return int(ga)*t.ny + int(gb)
+}
+
 // labelTables are a call's node- and edge-kernel tables; either may be nil
 // (built per pair instead).
 type labelTables struct {
 	node, edge *kernelTable
+}
+
+// labeler gives dense ids to byte strings, in order of first appearance.
+// The ids only index the call's tables: no sum runs in their order.
+type labeler map[string]int32
+
+func (l labeler) id(b []byte) int32 {
+	if v, ok := l[string(b)]; ok {
+		return v
+	}
+	v := int32(len(l))
+	l[string(b)] = v
+	return v
+}
+
+// appendFloats appends the bits of xs: a key for equality of rows.
+func appendFloats(b []byte, xs ...float64) []byte {
+	for _, x := range xs {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return b
 }
 
 // globalLabels numbers the distinct rows of a side set's labels: for each

@@ -129,9 +129,8 @@ type Options struct {
 	// Quotient controls the colour-refinement quotient of Gram, Diag and
 	// GramGrad: each graph is replaced by its quotient under 1-WL colour
 	// refinement on node, edge and start-probability values (exact: K is
-	// unchanged), and graphs with equal quotients are solved once. The zero
-	// value, QuotientAuto, refines the graphs of calls that solve enough
-	// pairs per graph to repay it.
+	// unchanged), and graphs with identical quotients are solved once. The
+	// zero value, QuotientAuto, refines every call's graphs.
 	Quotient Quotient
 	// PackMinEdges is the edge count from which a graph is packed into octiles
 	// for octile's products; 0 means the default (graphs too small for octile
@@ -152,38 +151,21 @@ type Options struct {
 type Quotient int
 
 const (
-	// QuotientAuto refines the graphs of a call that solves at least
-	// quotientMinPairsPerGraph pairs per graph, and then quotients every
-	// graph whose quotient is smaller.
+	// QuotientAuto refines every graph and quotients those whose quotient
+	// is smaller. Whether a graph is quotiented must not depend on the call
+	// (the two are the same value in exact arithmetic only), so no call
+	// skips the refinement: about 25 µs per QM7 molecule, spread over the
+	// cores, which repays itself on a full Gram matrix and costs a column
+	// K(X, {z}) or a diagonal some of its time (benchmarks/README.md).
 	QuotientAuto Quotient = iota
 	// QuotientOff solves every pair on the graphs as given.
 	QuotientOff
-	// QuotientOn refines the graphs of every call.
+	// QuotientOn refines the graphs of every call (as QuotientAuto does).
 	QuotientOn
 )
 
-// quotientMinPairsPerGraph is the number of pairs per graph from which
-// QuotientAuto refines a call's graphs. The refinement runs on one core over
-// all graphs together, about 25 µs per QM7 molecule; the quotient saves 0.5–8
-// µs per pair of molecules (measured on QM7, ESOL and its drug-size
-// molecules, 2-core EPYC): a full Gram repays it many times over, a column
-// K(X, {z}) or a diagonal (one pair per graph) does not, and took 2.6× as
-// long with it (benchmarks/README.md). Break-even is near 10 pairs per graph
-// on one core; 16 allows for the pairs' running on all cores while the
-// refinement runs on one.
-const quotientMinPairsPerGraph = 16
-
-// refines reports whether a call that solves pairs pairs on graphs graphs
-// refines them (see Quotient).
-func (o *Options) refines(graphs, pairs int) bool {
-	switch o.Quotient {
-	case QuotientOn:
-		return true
-	case QuotientAuto:
-		return pairs >= quotientMinPairsPerGraph*graphs
-	}
-	return false
-}
+// refines reports whether a call refines its graphs (see Quotient).
+func (o *Options) refines() bool { return o.Quotient != QuotientOff }
 
 // Unconverged reports a pair whose solve hit MaxIter before reaching Tol (or
 // broke down because the system was not positive definite).
@@ -283,64 +265,69 @@ func validate(name string, gs []*graph.Graph, starts [][]float64, opt *Options) 
 	return nil
 }
 
-// prepareSides precomputes what the solver needs per graph of a call that
-// solves pairs pairs: when it refines (Options.refines) the graphs'
-// quotients, computed over X and Y together, one side per distinct quotient;
-// else one side per graph.
-func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, pairs int, opt *Options) (xs, ys sideSet, err error) {
+// prepareSides precomputes what the solver needs per graph of a call: when it
+// refines (Options.refines), each graph's
+// quotient and one side per distinct quotient (identical content); else one
+// side per graph.
+func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options) (xs, ys sideSet, err error) {
 	all := append(slices.Clip(X), Y...)
-	var qs []quotient
-	refine := opt.refines(len(all), pairs)
-	if refine {
-		var starts [][]float64
-		if startX != nil || startY != nil {
-			starts = make([][]float64, len(all))
-			for i := range X {
-				if startX != nil {
-					starts[i] = startX[i]
-				}
-			}
-			for j := range Y {
-				if startY != nil {
-					starts[len(X)+j] = startY[j]
-				}
-			}
-		}
-		if qs, err = safeQuotients(all, starts); err != nil {
-			return
-		}
-	} else {
-		qs = make([]quotient, len(all))
-		for i, g := range all {
-			qs[i].g = g
-			if i < len(X) && startX != nil {
-				qs[i].start = startX[i]
-			}
-			if i >= len(X) && startY != nil {
-				qs[i].start = startY[i-len(X)]
-			}
+	starts := make([][]float64, len(all))
+	for i := range X {
+		if startX != nil {
+			starts[i] = startX[i]
 		}
 	}
+	for j := range Y {
+		if startY != nil {
+			starts[len(X)+j] = startY[j]
+		}
+	}
+	qs := make([]quotient, len(all))
+	refine := opt.refines()
+	// Refinement and packing (with reordering) are linear in each graph's
+	// size; spread them over the cores like the pairs.
+	err = schedule.Run(opt.Control, len(all), opt.NJobs, 16, func(_, i int) error {
+		if !refine {
+			qs[i] = quotient{g: all[i], start: starts[i]}
+			return nil
+		}
+		name := fmt.Sprintf("X[%d]", i)
+		if i >= len(X) {
+			name = fmt.Sprintf("Y[%d]", i-len(X))
+		}
+		var err error
+		qs[i], err = safeQuotient(name, all[i], starts[i])
+		return err
+	})
+	if err != nil {
+		return
+	}
 	group := func(qs []quotient) (set sideSet, todo []quotient) {
-		seen := map[string]int{}
-		for i, q := range qs {
+		// Graphs whose quotients have the same content, bit for bit, share
+		// a side: every pair of theirs is the same arithmetic.
+		seen := map[uint64][]int{} // fingerprint → indices into todo
+	next:
+		for i := range qs {
+			q := &qs[i]
 			if refine {
-				if u, ok := seen[q.key]; ok {
-					set.members[u] = append(set.members[u], i)
-					continue
+				fp := graph.ContentFingerprint(q.g, q.content()...)
+				for _, u := range seen[fp] {
+					r := &todo[u]
+					if graph.CompareContent(q.g, q.content(), r.g, r.content()) == 0 {
+						set.members[u] = append(set.members[u], i)
+						continue next
+					}
 				}
-				seen[q.key] = len(todo)
+				seen[fp] = append(seen[fp], len(todo))
 			}
 			set.members = append(set.members, []int{i})
-			todo = append(todo, q)
+			todo = append(todo, *q)
 		}
 		set.sides = make([]side, len(todo))
 		return set, todo
 	}
 	xs, qx := group(qs[:len(X)])
 	ys, qy := group(qs[len(X):])
-	// Packing (and reordering) is linear in each graph's size; spread it over
-	// the cores like the pairs.
 	err = schedule.Run(opt.Control, len(qx)+len(qy), opt.NJobs, 16, func(_, i int) error {
 		if i < len(qx) {
 			xs.sides[i] = newQuotientSide(qx[i], opt.PackMinEdges)
@@ -352,15 +339,15 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, pairs int, op
 	return xs, ys, err
 }
 
-// safeQuotients is quotients with a panic (a graph corrupted after
-// construction) returned as an error, as the workers do.
-func safeQuotients(gs []*graph.Graph, starts [][]float64) (qs []quotient, err error) {
+// safeQuotient is quotientOf with a panic (a graph corrupted after
+// construction) returned as an error naming the graph, as the workers do.
+func safeQuotient(name string, g *graph.Graph, start []float64) (q quotient, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("mgk: panic while refining the graphs: %v", r)
+			err = fmt.Errorf("mgk: panic while refining %s: %v", name, r)
 		}
 	}()
-	return quotients(gs, starts), nil
+	return quotientOf(g, start), nil
 }
 
 // Check validates the arguments of Gram (and Nodal, GramGrad) as this
@@ -406,10 +393,10 @@ func setup(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt 
 		return
 	}
 	if symmetric {
-		xs, _, err = prepareSides(X, nil, startX, nil, len(X)*(len(X)+1)/2, &o)
+		xs, _, err = prepareSides(X, nil, startX, nil, &o)
 		return xs, xs, o, err
 	}
-	xs, ys, err = prepareSides(X, Y, startX, startY, len(X)*len(Y), &o)
+	xs, ys, err = prepareSides(X, Y, startX, startY, &o)
 	return
 }
 
@@ -494,7 +481,9 @@ func runPairs(xs, ys sideSet, ps []schedule.Pair, opt *Options, grad, twoCol boo
 	err := schedule.Run(opt.Control, len(ps), opt.NJobs, 1, func(w, k int) error {
 		p := ps[k]
 		s := &solvers[w]
-		if err := s.prepare(&xs.sides[p.I], &ys.sides[p.J], opt); err != nil {
+		a, b, swapped := pairOrder(&xs.sides[p.I], &ys.sides[p.J])
+		s.swapped = swapped
+		if err := s.prepare(a, b, opt); err != nil {
 			i, j := xs.members[p.I][0], ys.members[p.J][0]
 			return fmt.Errorf("X[%d] × Y[%d]: %w", i, j, err)
 		}
@@ -619,7 +608,7 @@ func diagSetup(X []*graph.Graph, startX [][]float64, opt Options, out []float64,
 			return sideSet{}, o, err
 		}
 	}
-	xs, _, err := prepareSides(X, nil, startX, nil, len(X), &o)
+	xs, _, err := prepareSides(X, nil, startX, nil, &o)
 	return xs, o, err
 }
 
@@ -686,14 +675,17 @@ func Nodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt 
 		return nil, fmt.Errorf("mgk: out has %d entries for a %d×%d nodal matrix", len(out), nX, nY)
 	}
 	return run(xs, ys, symmetric, &o, true, func(s *pairSolver, p schedule.Pair, _ float64, _ solveResult) error {
-		a, b := &xs.sides[p.I], &ys.sides[p.J]
+		// s.a and s.b are the pair in the order it was solved in (pairOrder).
+		a, b := s.a, s.b
 		nh := b.g.N
 		for i := 0; i < a.g.N; i++ {
-			row := offX[p.I] + a.node(i)
 			for ip := 0; ip < nh; ip++ {
 				k := i*nh + ip
 				x := s.x(k) * a.p(i) * b.p(ip)
-				col := offY[p.J] + b.node(ip)
+				row, col := offX[p.I]+a.node(i), offY[p.J]+b.node(ip)
+				if s.swapped {
+					row, col = offX[p.I]+b.node(ip), offY[p.J]+a.node(i)
+				}
 				out[row*nY+col] = x
 				if symmetric {
 					out[col*nY+row] = x

@@ -23,10 +23,12 @@ import (
 //
 //	(D V⁻¹ − W̃) x̃ = D (c⊗c'),  K = Σ p_A p'_A' c_A c_A' x̃_(A,A'),
 //
-// exact in exact arithmetic. Refining the graphs of one call together gives
-// colours that mean the same in every graph, so graphs with equal colour
-// histograms have identical quotients and identical Gram rows; Gram solves
-// one of them.
+// exact in exact arithmetic. Each graph is refined alone, with colours named
+// by the rank of their signature among the graph's own (not by first
+// appearance in a call), so that a graph's quotient, and hence every value
+// computed on it, depends on the graph alone; WL-equivalent graphs (a graph
+// and its permutations, C6 and two triangles) still get identical quotients
+// when their class weights sum alike, and Gram then solves one of them.
 
 // quotient is one graph's reduction: the quotient graph (or the graph itself
 // when refinement leaves every node alone), and what newSide needs.
@@ -35,96 +37,84 @@ type quotient struct {
 	start []float64 // class start probabilities; nil = all ones
 	deg   []float64 // original degrees per class; nil when g is the original
 	cw    []float64 // √|class|; nil when g is the original
-	key   string    // equal keys: identical quotients
 }
 
-// labeler gives dense ids to byte strings.
-type labeler map[string]int32
+// content is what the solver reads of q beside its graph (as side.content).
+func (q *quotient) content() [][]float64 { return [][]float64{q.start, q.cw, q.deg} }
 
-func (l labeler) id(b []byte) int32 {
-	if v, ok := l[string(b)]; ok {
-		return v
-	}
-	v := int32(len(l))
-	l[string(b)] = v
-	return v
-}
-
-func appendFloats(b []byte, xs ...float64) []byte {
+// appendSortable appends xs as big-endian graph.SortableBits, bytes whose
+// order is the numbers' order: colours are then ranked by value, the same
+// under any increasing recoding of labels (graph.CompareContent).
+func appendSortable(b []byte, xs ...float64) []byte {
 	for _, x := range xs {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		b = binary.BigEndian.AppendUint64(b, graph.SortableBits(x))
 	}
 	return b
 }
 
-// quotients refines gs together (start probabilities per graph, nil for all
-// ones) and returns each graph's quotient.
-func quotients(gs []*graph.Graph, starts [][]float64) []quotient {
-	// Initial colours: node feature row and start probability; edge labels:
-	// feature row and weight. -0 and 0 are told apart, which only costs a
-	// merge.
-	nodes, edges := labeler{}, labeler{}
-	col := make([][]int32, len(gs))
-	elab := make([][]int32, len(gs))
+// rankKeys names each key by the rank of its value among the distinct
+// values, in sorted order: names that depend on the set of values alone, not
+// on the order of the items. It returns the names and how many there are.
+func rankKeys(keys []string) ([]int32, int) {
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	ids := make([]int32, len(keys))
+	for i, k := range keys {
+		r, _ := slices.BinarySearch(sorted, k)
+		ids[i] = int32(r)
+	}
+	return ids, len(sorted)
+}
+
+// quotientOf refines g alone (start probabilities start, nil for all ones)
+// and returns its quotient.
+func quotientOf(g *graph.Graph, start []float64) quotient {
+	// Initial colours: start probability and node feature row; edge labels:
+	// weight and feature row; ranked by value. -0 and 0 are told apart,
+	// which only costs a merge.
 	var buf []byte
-	for gi, g := range gs {
-		col[gi] = make([]int32, g.N)
-		for i := range g.N {
-			p := 1.0
-			if starts != nil && starts[gi] != nil {
-				p = starts[gi][i]
-			}
-			buf = appendFloats(buf[:0], p)
-			buf = appendFloats(buf, g.Node(i)...)
-			col[gi][i] = nodes.id(buf)
+	keys := make([]string, g.N)
+	for i := range g.N {
+		p := 1.0
+		if start != nil {
+			p = start[i]
 		}
-		elab[gi] = make([]int32, g.NumEdges())
-		for e := range g.NumEdges() {
-			buf = appendFloats(buf[:0], g.Weight[e])
-			buf = appendFloats(buf, g.Edge(e)...)
-			elab[gi][e] = edges.id(buf)
-		}
+		buf = appendSortable(buf[:0], p)
+		keys[i] = string(appendSortable(buf, g.Node(i)...))
 	}
-	// Rounds until the number of colours stops growing: the partition of the
-	// union of the graphs is then stable.
-	count := len(nodes)
-	next := make([][]int32, len(gs))
-	for gi, g := range gs {
-		next[gi] = make([]int32, g.N)
+	col, count := rankKeys(keys)
+	ekeys := make([]string, g.NumEdges())
+	for e := range ekeys {
+		buf = appendSortable(buf[:0], g.Weight[e])
+		ekeys[e] = string(appendSortable(buf, g.Edge(e)...))
 	}
+	elab, _ := rankKeys(ekeys)
+	// Rounds until the number of colours stops growing: the partition is
+	// then stable.
 	var sig []int64
 	for {
-		dict := labeler{}
-		for gi, g := range gs {
-			c := col[gi]
-			for i := range g.N {
-				sig = sig[:0]
-				for k := g.RowPtr[i]; k < g.RowPtr[i+1]; k++ {
-					sig = append(sig, int64(elab[gi][g.EdgeOf[k]])<<32|int64(c[g.Col[k]]))
-				}
-				slices.Sort(sig)
-				buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(c[i]))
-				for _, x := range sig {
-					buf = binary.LittleEndian.AppendUint64(buf, uint64(x))
-				}
-				next[gi][i] = dict.id(buf)
+		for i := range g.N {
+			sig = sig[:0]
+			for k := g.RowPtr[i]; k < g.RowPtr[i+1]; k++ {
+				sig = append(sig, int64(elab[g.EdgeOf[k]])<<32|int64(col[g.Col[k]]))
 			}
+			slices.Sort(sig)
+			// Big-endian, so that byte order sorts as the numbers do.
+			buf = binary.BigEndian.AppendUint32(buf[:0], uint32(col[i]))
+			for _, x := range sig {
+				buf = binary.BigEndian.AppendUint64(buf, uint64(x))
+			}
+			keys[i] = string(buf)
 		}
-		col, next = next, col
-		if len(dict) == count {
+		next, n := rankKeys(keys)
+		col = next
+		if n == count {
 			break
 		}
-		count = len(dict)
+		count = n
 	}
-	out := make([]quotient, len(gs))
-	for gi, g := range gs {
-		var st []float64
-		if starts != nil {
-			st = starts[gi]
-		}
-		out[gi] = buildQuotient(g, st, col[gi], elab[gi])
-	}
-	return out
+	return buildQuotient(g, start, col, elab)
 }
 
 // buildQuotient forms the quotient of g under the stable colouring col, with
@@ -143,14 +133,8 @@ func buildQuotient(g *graph.Graph, start []float64, col, elab []int32) quotient 
 		size[a]++
 		rep[a] = i
 	}
-	// The key: colours and class sizes.
-	key := make([]byte, 0, 12*nc)
-	for a, c := range colours {
-		key = binary.LittleEndian.AppendUint32(key, uint32(c))
-		key = binary.LittleEndian.AppendUint64(key, uint64(size[a]))
-	}
 	if nc == g.N {
-		return quotient{g: g, start: start, key: string(key)}
+		return quotient{g: g, start: start}
 	}
 	// N_AB(ℓ) from each class's representative, keyed by (B, ℓ).
 	type bl struct{ b, l int32 }
@@ -212,5 +196,5 @@ func buildQuotient(g *graph.Graph, start []float64, col, elab []int32) quotient 
 		// Cannot happen: the quotient's parts come from a valid graph.
 		panic("mgk: quotient graph: " + err.Error())
 	}
-	return quotient{g: qg, start: st, deg: deg, cw: cw, key: string(key)}
+	return quotient{g: qg, start: st, deg: deg, cw: cw}
 }

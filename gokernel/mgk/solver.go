@@ -66,6 +66,22 @@ type side struct {
 	cw []float64
 }
 
+// content is what the solver reads of s beside its graph, for the content
+// order (graph.CompareContent).
+func (s *side) content() [][]float64 { return [][]float64{s.start, s.cw, s.deg} }
+
+// pairOrder returns the pair (a, b) in content order, and whether that
+// swapped them. Every pair is solved in this orientation, so that K(G, G')
+// is the same arithmetic, bit for bit, in every call: symmetric or not,
+// whichever side each graph is on and whatever else the call holds (the
+// other orientation is the same value in exact arithmetic only).
+func pairOrder(a, b *side) (first, second *side, swapped bool) {
+	if a != b && graph.CompareContent(a.g, a.content(), b.g, b.content()) > 0 {
+		return b, a, true
+	}
+	return a, b, false
+}
+
 // defaultPackMinEdges is the edge count from which a graph is packed into
 // octiles: choose only plans octile for pairs with octileMinPairs edge pairs or
 // more, so smaller graphs are left unpacked (and in the caller's order) unless
@@ -184,8 +200,11 @@ func (s *side) p(i int) float64 {
 // Jacobi-preconditioned CG is invariant under the diagonal scaling S, so the
 // iterates match those of CG on the original system where V is regular.
 type pairSolver struct {
-	a, b *side
-	opt  *Options
+	// a and b are the pair's sides in content order (graph.CompareContent);
+	// swapped reports that a is the call's Y graph and b its X graph.
+	a, b    *side
+	swapped bool
+	opt     *Options
 	// cacheLimit caps the edge-kernel table of this worker, in entries; 0
 	// means minCacheEntries.
 	cacheLimit int
@@ -273,9 +292,9 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	ps.kv, ps.skv = grow(ps.kv, lg*lh), grow(ps.skv, lg*lh)
 	if t := ps.nodeTable(a, b); t != nil {
 		for la, ga := range a.ngl {
-			row := int(ga) * t.ny
 			for lb, gb := range b.ngl {
-				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = t.val[row+int(gb)], t.root[row+int(gb)]
+				e := t.at(ga, gb, ps.swapped)
+				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = t.val[e], t.root[e]
 			}
 		}
 	} else {
@@ -306,9 +325,8 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		ps.ke = grow(ps.ke, lg*lh)
 		if t := ps.edgeTable(a, b); t != nil {
 			for la, ga := range a.egl {
-				row := int(ga) * t.ny
 				for lb, gb := range b.egl {
-					ps.ke[la*lh+lb] = t.val[row+int(gb)]
+					ps.ke[la*lh+lb] = t.val[t.at(ga, gb, ps.swapped)]
 				}
 			}
 		} else {
