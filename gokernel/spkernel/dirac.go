@@ -1,6 +1,7 @@
 package spkernel
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -64,24 +65,36 @@ func diracOf(k microkernel.Kernel) (dirac, bool) {
 	return dirac{}, false
 }
 
-// rowKey maps feature rows (restricted to some columns) to dense class ids: equal
-// values on those columns give equal ids. -0 and +0 compare equal in the kernels,
-// so they are folded together before hashing the bits.
+// rowKey maps feature rows (restricted to some columns) to dense class ids, in
+// order of first appearance. With fold set, rows equal in value on those columns
+// share a class: -0 and +0 are one value, as for the exact-match kernels, which
+// compare with ==. Without it rows must be equal bit for bit, so that a kernel
+// evaluated on one row of a class gives exactly its value on every other row of
+// the class, whatever kernel it is.
 type rowKey struct {
 	cols  []int
-	one   map[float64]int32
+	fold  bool
+	one   map[uint64]int32
 	multi map[string]int32
 	buf   []byte
 }
 
-func newRowKey(cols []int) *rowKey {
-	r := &rowKey{cols: cols}
+func newRowKey(cols []int, fold bool) *rowKey {
+	r := &rowKey{cols: cols, fold: fold}
 	if len(cols) == 1 {
-		r.one = make(map[float64]int32)
+		r.one = make(map[uint64]int32)
 	} else {
 		r.multi = make(map[string]int32)
 	}
 	return r
+}
+
+// bits returns the key bits of x: those of +0 for -0 when folding.
+func (r *rowKey) bits(x float64) uint64 {
+	if r.fold {
+		x += 0 // -0 → +0
+	}
+	return math.Float64bits(x)
 }
 
 // id returns the class of row, assigning the next free id to an unseen value.
@@ -90,7 +103,7 @@ func (r *rowKey) id(row []float64) int32 {
 	case 0:
 		return 0
 	case 1:
-		x := row[r.cols[0]] + 0 // -0 → +0
+		x := r.bits(row[r.cols[0]])
 		id, ok := r.one[x]
 		if !ok {
 			id = int32(len(r.one))
@@ -100,7 +113,7 @@ func (r *rowKey) id(row []float64) int32 {
 	}
 	r.buf = r.buf[:0]
 	for _, c := range r.cols {
-		b := math.Float64bits(row[c] + 0)
+		b := r.bits(row[c])
 		for s := 0; s < 64; s += 8 {
 			r.buf = append(r.buf, byte(b>>s))
 		}
@@ -111,6 +124,18 @@ func (r *rowKey) id(row []float64) int32 {
 		r.multi[string(r.buf)] = id
 	}
 	return id
+}
+
+// compare orders rows by their values on the key's columns, in column order.
+// Rows of different classes of a folding key never compare equal (features are
+// never NaN: graph.New rejects them).
+func (r *rowKey) compare(x, y []float64) int {
+	for _, c := range r.cols {
+		if d := cmp.Compare(x[c], y[c]); d != 0 {
+			return d
+		}
+	}
+	return 0
 }
 
 // count returns the number of classes assigned so far.

@@ -152,8 +152,11 @@ func (p *plan) pairsRun(n int, task func(ws *pairScratch, k int) error) error {
 }
 
 // pair returns K(graph i, graph j). A split pair is summed in splitChunks pieces,
-// in parallel when parallel is set, always added up in chunk order.
+// in parallel when parallel is set, always added up in chunk order. The pair is
+// computed in content order (oriented), so its value does not depend on which
+// graph the call puts first.
 func (p *plan) pair(ws *pairScratch, i, j int, parallel bool) (float64, error) {
+	i, j = p.oriented(i, j)
 	a, b := p.sp[i], p.sp[j]
 	if p.method == MethodLabelJoin {
 		return 2 * p.labelJoin(ws, a, b) * p.scale, nil
@@ -197,8 +200,23 @@ func (p *plan) pair(ws *pairScratch, i, j int, parallel bool) (float64, error) {
 	return 2 * s * p.scale, nil
 }
 
+// oriented returns graphs i and j in content order (graph.CompareContent). The
+// pair algorithms are not symmetric in their two graphs (sums run over the first
+// graph's SP edges outside and the second's inside, a split pair is cut along the
+// first graph's edges, base kernels are evaluated as k(first, second)), so
+// without it K(G, G') and K(G', G) could differ in the last bits, and a
+// symmetric call (which orients pairs by its own schedule) from a cross call.
+func (p *plan) oriented(i, j int) (int, int) {
+	if i != j && graph.CompareContent(p.graphs[i], nil, p.graphs[j], nil) > 0 {
+		return j, i
+	}
+	return i, j
+}
+
 // nodeMatrix fills kn (a.n × b.n) with the node kernel between the nodes of the two
-// graphs, from the class table when there is one.
+// graphs, from the class table when there is one. Classes are bitwise identical
+// rows, so a table entry is exactly the kernel on any two rows of its classes and a
+// call that tabulates gives the values of one that does not.
 func (p *plan) nodeMatrix(ga, gb *graph.Graph, a, b *spGraph, kn []float64) {
 	nb := b.n
 	if p.nodeTable != nil {

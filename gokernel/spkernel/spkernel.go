@@ -24,6 +24,13 @@
 //
 // Pairs are spread over all cores; a pair whose SP-edge product exceeds a measured
 // threshold (Options.SplitWork) is instead split over the cores by itself.
+//
+// A value depends only on its two graphs and the options, bit for bit: the same
+// in a symmetric or a cross call, with either graph on either side, among any
+// other graphs, for any NJobs. The feature map sums integers, exactly (below
+// 2^53); the other methods compute each pair with its graphs in an order given by
+// their content (graph.CompareContent), sum in orders fixed by values rather than by ids
+// assigned during the call, and cut split pairs into a fixed number of chunks.
 package spkernel
 
 import (
@@ -160,7 +167,7 @@ type plan struct {
 	sp     []*spGraph
 
 	// Node classes: exact-match classes for the feature-map and label-join methods,
-	// or classes of identical rows for a node-kernel table (nodeTable != nil).
+	// or classes of bitwise identical rows for a node-kernel table (nodeTable != nil).
 	nClass    int
 	nodeTable []float64
 
@@ -274,18 +281,20 @@ func newPlan(gs []*graph.Graph, nx int, opt Options) (*plan, error) {
 }
 
 // nodeClasses assigns class ids to all nodes: exact-match classes for the methods
-// built on them, else classes of identical feature rows, which let the node kernel
-// be tabulated once (nodeTable) when there are few of them. It returns nil when
-// nodes are compared by evaluating the kernel on their rows.
+// built on them, numbered in order of value, else classes of bitwise identical
+// feature rows, which let the node kernel be tabulated once (nodeTable) when there
+// are few of them. It returns nil when nodes are compared by evaluating the kernel
+// on their rows.
 func (p *plan) nodeClasses(nd dirac) [][]int32 {
+	exact := p.method == MethodFeatureMap || p.method == MethodLabelJoin
 	var key *rowKey
 	switch {
-	case p.method == MethodFeatureMap || p.method == MethodLabelJoin:
-		key = newRowKey(nd.cols)
+	case exact:
+		key = newRowKey(nd.cols, true)
 	case p.opt.NodeKernel == nil:
-		key = newRowKey(nil)
+		key = newRowKey(nil, false)
 	default:
-		key = newRowKey(seqCols(microkernel.MaxCol(p.opt.NodeKernel)))
+		key = newRowKey(seqCols(microkernel.MaxCol(p.opt.NodeKernel)), false)
 	}
 	classes := make([][]int32, len(p.graphs))
 	var repG, repN []int32 // first node of every class, for the table
@@ -299,12 +308,31 @@ func (p *plan) nodeClasses(nd dirac) [][]int32 {
 			c[v] = id
 		}
 		classes[i] = c
-		if p.method != MethodFeatureMap && p.method != MethodLabelJoin && key.count() > maxTable {
+		if !exact && key.count() > maxTable {
 			return nil
 		}
 	}
 	p.nClass = key.count()
-	if p.method == MethodFeatureMap || p.method == MethodLabelJoin {
+	if exact {
+		// Renumber the classes in order of their values. The label join sums over
+		// the label pairs two graphs share in the order of their class ids; numbered
+		// by first appearance, that order, and the value's last bits, would depend on
+		// the other graphs of the call.
+		order := make([]int32, len(repG))
+		for c := range order {
+			order[c] = int32(c)
+		}
+		rep := func(c int32) []float64 { return p.graphs[repG[c]].Node(int(repN[c])) }
+		slices.SortFunc(order, func(a, b int32) int { return key.compare(rep(a), rep(b)) })
+		rank := make([]int32, len(order))
+		for r, c := range order {
+			rank[c] = int32(r)
+		}
+		for _, c := range classes {
+			for v, id := range c {
+				c[v] = rank[id]
+			}
+		}
 		return classes
 	}
 	k := p.opt.NodeKernel
