@@ -17,6 +17,12 @@
 # `run` needs neither Go nor nvcc: the build products are self-contained
 # (static CUDA runtime; the test binary only needs libc and libdl). It fails
 # when no device is usable rather than reporting a suite of skips.
+#
+# Each phase of `run` runs under a wall-clock limit, so that one device
+# lease returns every phase's log even if one phase hangs: GG_SUITE_S (the
+# suite, default 1200), GG_SANITIZER_S (each sanitizer tool, default 900),
+# GG_BENCH_S (the benchmarks, default 1200). A phase cut off is a failure and
+# report.md says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=cuda/build
@@ -40,7 +46,8 @@ run() {
     (nvidia-smi || true) >"$logs/nvidia-smi.txt" 2>&1
     cp "$B/ptxas.json" "$logs/" 2>/dev/null || true
     local rc=0
-    (cd cuda && GGCUDA_TEST_LIB=$lib "$test" -test.v -test.count=1 -test.timeout 20m) 2>&1 | tee "$logs/suite.txt" || rc=1
+    (cd cuda && GGCUDA_TEST_LIB=$lib timeout "${GG_SUITE_S:-1200}" "$test" -test.v -test.count=1 -test.timeout 20m) 2>&1 |
+        tee "$logs/suite.txt" || { echo "gpu_suite: the suite failed or was cut off (exit ${PIPESTATUS[0]}; 124: past GG_SUITE_S)" | tee -a "$logs/suite.txt"; rc=1; }
     if grep -q -- "--- SKIP: TestGPUGramAgainstCPU" "$logs/suite.txt"; then
         echo "gpu_suite: the GPU tests were skipped: no usable device (see $logs/suite.txt)"
         report "$logs" "no usable device: the suite skipped itself"
@@ -53,14 +60,14 @@ run() {
     else
         for tool in memcheck racecheck synccheck initcheck; do
             echo "== compute-sanitizer --tool $tool" | tee -a "$logs/sanitizer.txt"
-            (cd cuda && GGCUDA_SANITIZE=1 GGCUDA_TEST_LIB=$lib "$san" --tool "$tool" --error-exitcode 9 \
+            (cd cuda && GGCUDA_SANITIZE=1 GGCUDA_TEST_LIB=$lib timeout "${GG_SANITIZER_S:-900}" "$san" --tool "$tool" --error-exitcode 9 \
                 "$test" -test.count=1 -test.run 'TestGPU(GramAgainstCPU|GradAgainstCPU|PersistentAndChunks|GradChunks|Unconverged|Staging$|Nodal|Diag|ShortestPath$|ShortestPathStreams|Explicit)') \
                 >>"$logs/sanitizer.txt" 2>&1 || { rc=1; echo "   FAILED ($tool)" | tee -a "$logs/sanitizer.txt"; }
             tail -3 "$logs/sanitizer.txt"
         done
     fi
     # The GPU against the CPU backend on the same inputs (gpu_bench_test.go).
-    (cd cuda && GGCUDA_TEST_LIB=$lib "$test" -test.run '^$' -test.bench 'BenchmarkGPU' -test.benchtime 3x \
+    (cd cuda && GGCUDA_TEST_LIB=$lib timeout "${GG_BENCH_S:-1200}" "$test" -test.run '^$' -test.bench 'BenchmarkGPU' -test.benchtime 3x \
         -test.timeout 20m) 2>&1 | tee "$logs/bench.txt" || rc=1
     report "$logs" ""
     exit $rc
