@@ -106,21 +106,44 @@ def _blocks_in_one_process(kernel, X, block_size):
 
 @pytest.mark.parametrize("normalize", [False, True], ids=["raw", "norm"])
 def test_shortest_path_pair_method_equals_its_blocks(client, graphs, normalize):
-    """The pair methods: bit for bit the same blocks computed in one process, and within rounding of kernel(X)."""
+    """The pair methods: bit for bit the same blocks computed in one process, and kernel(X)."""
     kernel = _sp_pair_method_kernel(normalize)
     actual = gg_distributed.gram(kernel, graphs, client=client, block_size=6)
     assert_bit_identical(actual, _blocks_in_one_process(kernel, graphs, 6))
-    np.testing.assert_allclose(actual, kernel(graphs), rtol=1e-13, atol=0)
+    assert_bit_identical(actual, kernel(graphs))
 
 
-@pytest.mark.xfail(strict=True, reason="known, reported: the shortest-path kernel's pair methods are not bitwise "
-                   "symmetric in their operands (summation order), and its symmetric call computes each pair with "
-                   "the graph of larger SP structure first (gokernel/spkernel/pairs.go sorts the call's graphs), "
-                   "while a block K(X[b], X[c]) computes (X[b][i], X[c][j]); single-process kernel(X, X) differs "
-                   "from kernel(X) the same way")
 def test_shortest_path_pair_method_bit_identical_to_symmetric_call(client, graphs):
+    """Each pair in one orientation, chosen by content (issue #32): the blocks are kernel(X), bit for bit."""
     kernel = _sp_pair_method_kernel(False)
     assert_bit_identical(gg_distributed.gram(kernel, graphs, client=client, block_size=6), kernel(graphs))
+
+
+@pytest.fixture(scope="module")
+def many(mutag):
+    """130 + 40 MUTAG molecules: blocks of 25 give 6 row blocks of 130, the last short (issue #32)."""
+    return mutag[0][:130], mutag[0][130:170]
+
+
+MANY = [("marginalized", False), ("marginalized", True), ("random_walk", True), ("shortest_path_pairs", True),
+        ("weisfeiler_lehman", True)]
+
+
+@pytest.mark.parametrize("name,normalize", MANY, ids=["%s-%s" % (n, "norm" if z else "raw") for n, z in MANY])
+def test_many_graphs_uneven_blocks_equal_single_process(client, many, name, normalize, tmp_path):
+    """More graphs than a block row holds, uneven blocks: K(X), K(X, Y), Zarr and .npy outputs are bit for
+    bit the single-process calls (each block is a call on other graphs, with its own label numbering)."""
+    X, Y = many
+    kernel = _sp_pair_method_kernel(normalize) if name == "shortest_path_pairs" else _label_kernels(normalize)[name]
+    KX, KXY = kernel(X), kernel(X, Y)
+    assert_bit_identical(gg_distributed.gram(kernel, X, client=client, block_size=25), KX)
+    assert_bit_identical(gg_distributed.gram(kernel, X, Y, client=client, block_size=25), KXY)
+    assert_bit_identical(KXY, kernel(X + Y)[:len(X), len(X):])
+    if name == "marginalized":
+        gg_distributed.gram(kernel, X, client=client, block_size=25, out=str(tmp_path / "K.zarr"))
+        assert_bit_identical(np.asarray(zarr.open_array(store=str(tmp_path / "K.zarr"), mode="r")[:]), KX)
+        gg_distributed.gram(kernel, X, Y, client=client, block_size=25, out=tmp_path / "K.npy")
+        assert_bit_identical(np.load(tmp_path / "K.npy"), KXY)
 
 
 def test_marginalized_diag_equals_gram_diagonal(graphs):

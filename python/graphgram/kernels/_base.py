@@ -31,16 +31,29 @@ def cosine_normalize(K, diag_x, diag_y, s=1.0):
     s = 1 is the cosine normalization; 0 < s < 1 keeps part of the dependence of
     K on the graphs' sizes (their self-similarities), s = 0 all of it. Every s
     gives a positive semi-definite kernel (K scaled by g(x) g(y)).
+
+    An entry whose raw value equals both self-similarities, bit for bit (a graph
+    against itself, or against a copy, on whichever side), is set to the
+    normalized self-similarity (:func:`normalized_diag`: exactly 1 for the
+    cosine), so that it carries no rounding and is the same in symmetric and
+    cross calls. (By Cauchy–Schwarz such graphs are kernel-equivalent, whose
+    normalized similarity is that value exactly.)
     """
     scale_x = np.zeros_like(diag_x)
     scale_y = np.zeros_like(diag_y)
     np.divide(1.0, np.sqrt(diag_x) ** s, out=scale_x, where=diag_x > 0)
     np.divide(1.0, np.sqrt(diag_y) ** s, out=scale_y, where=diag_y > 0)
+    self_x = normalized_diag(diag_x, s)
     # One factor per entry (s_i s_j, which is s_j s_i exactly): a symmetric K stays
     # symmetric. Rows in blocks of about 64 Ki entries: no temporary as large as K.
     step = max(1, 2**16 // max(1, K.shape[1]))
     for a in range(0, K.shape[0], step):
-        K[a:a + step] *= np.outer(scale_x[a:a + step], scale_y)
+        b = slice(a, a + step)
+        same = (K[b] == diag_x[b, None]) & (K[b] == diag_y[None, :])
+        K[b] *= np.outer(scale_x[b], scale_y)
+        if same.any():
+            rows, cols = np.nonzero(same)
+            K[b][rows, cols] = self_x[b][rows]
     return K
 
 
@@ -57,13 +70,11 @@ def normalized_diag(d, s=1.0):
 def normalize_symmetric(K, d, s=1.0):
     """Return the normalized symmetric block K(X, X) whose raw diagonal is d (exponent s).
 
-    For the cosine (s = 1) the diagonal is set to exactly 1 (0 where d is 0), so
-    that normalized self-similarities carry no rounding.
+    The diagonal is the normalized self-similarities without rounding (exactly 1
+    for the cosine, 0 where d is 0), as are the entries of copies (see
+    :func:`cosine_normalize`).
     """
-    K = cosine_normalize(K, d, d, s)
-    if s == 1:
-        np.fill_diagonal(K, np.where(d > 0, 1.0, 0.0))
-    return K
+    return cosine_normalize(K, d, d, s)
 
 
 # The parameters of where and how every graph kernel computes, documented

@@ -323,8 +323,6 @@ class MarginalizedGraphKernel(GraphKernelBase):
                 Gb = G[b]
                 Gb *= (sx[b, None] * sy[None, :])[:, :, None]
                 Gb -= 0.5 * e * K[b, :, None] * (rx[b, None, :] + ry[None, :, :])
-            if e == 1 and Y is None:
-                np.fill_diagonal(K, np.where(dx > 0, 1.0, 0.0))
         return K, np.ascontiguousarray(G)
 
     def _diag_gradient(self, X):
