@@ -135,7 +135,8 @@ func (o *productOp) apply(x, y []float64) {
 	}
 }
 
-// labeledPair evaluates K on the product graph weighted by the node kernel.
+// labeledPair evaluates K on the product graph weighted by the node kernel, its
+// nodes numbered row-major over (graph i, graph j); errors do not name the pair.
 func (p *plan) labeledPair(ws *scratch, i, j int) (float64, error) {
 	ga, gb := p.graphs[i], p.graphs[j]
 	n, m := ga.N, gb.N
@@ -221,7 +222,7 @@ func (p *plan) labeledPair(ws *scratch, i, j int) (float64, error) {
 	}
 	s, err := p.geometric(op, p.rw[i].rho*p.rw[j].rho*maxK*maxK, offset)
 	if err != nil {
-		return 0, fmt.Errorf("%s and %s: %w", p.name(i), p.name(j), err)
+		return 0, err
 	}
 	return offset + s, nil
 }
@@ -510,6 +511,11 @@ func (p *plan) nodeMatrix(i, j int, kn []float64) {
 // nodeClasses gives nodes with identical feature rows (over the columns the
 // kernel reads) one class and, when there are at most maxTable classes, tabulates
 // the kernel between classes once, so pairs copy values instead of evaluating.
+// Classes are numbered in the order they appear in the call, but the numbers
+// only index the table: no sum runs in their order. Rows of a class are equal
+// bit for bit (-0 and +0 are two classes), so that an entry is exactly the
+// kernel on any two rows of its classes, whatever the kernel: κ, and a pair's
+// value, are the same whether and however a call tabulates.
 func (p *plan) nodeClasses() {
 	cols := microkernel.MaxCol(p.opt.NodeKernel)
 	ids := make(map[string]int32)
@@ -522,7 +528,7 @@ func (p *plan) nodeClasses() {
 			row := g.Node(u)[:cols]
 			key = key[:0]
 			for _, x := range row {
-				b := math.Float64bits(x + 0) // -0 and +0 are equal to the kernels
+				b := math.Float64bits(x)
 				for s := 0; s < 64; s += 8 {
 					key = append(key, byte(b>>s))
 				}

@@ -130,6 +130,8 @@ func maxRowSum(a []float64, n int) float64 {
 // unlabeledPair evaluates K for W× = A ⊗ A' (λ already scaled for a constant node
 // kernel): Σ_k μ_k w_k w'_k for truncated sums, since 1ᵀ(A⊗A')^k1 = (1ᵀA^k1)(1ᵀA'^k1);
 // otherwise the spectral sum Σ_ab c_a c'_b f(λ e_a e'_b), with f(x) = 1/(1−x) or e^x.
+// The spectral sum is not symmetric in i and j in floating point: pair orients
+// them.
 func (p *plan) unlabeledPair(i, j int) float64 {
 	a, b := &p.rw[i], &p.rw[j]
 	if a.n == 0 || b.n == 0 {
@@ -138,7 +140,9 @@ func (p *plan) unlabeledPair(i, j int) float64 {
 	if p.opt.Steps > 0 {
 		s := 0.0
 		for k, m := range p.mu {
-			s += m * a.walks[k] * b.walks[k]
+			// w_k·w'_k first: the product commutes exactly, so the sum is the
+			// same in either orientation and newPlan does not order graphs.
+			s += m * (a.walks[k] * b.walks[k])
 		}
 		return s
 	}
