@@ -1,7 +1,7 @@
 package mgk
 
 import (
-	"encoding/binary"
+	"cmp"
 	"math"
 	"slices"
 
@@ -42,29 +42,37 @@ type quotient struct {
 // content is what the solver reads of q beside its graph (as side.content).
 func (q *quotient) content() [][]float64 { return [][]float64{q.start, q.cw, q.deg} }
 
-// appendSortable appends xs as big-endian graph.SortableBits, bytes whose
-// order is the numbers' order: colours are then ranked by value, the same
-// under any increasing recoding of labels (graph.CompareContent).
-func appendSortable(b []byte, xs ...float64) []byte {
-	for _, x := range xs {
-		b = binary.BigEndian.AppendUint64(b, graph.SortableBits(x))
+// rankBy names items 0..n-1 by the rank of their value among the distinct
+// values, compare ordering the values: names that depend on the values
+// alone, not on the order of the items. It returns the names and how many
+// there are.
+func rankBy(n int, compare func(a, b int32) int) ([]int32, int) {
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i)
 	}
-	return b
+	slices.SortFunc(idx, compare)
+	ids := make([]int32, n)
+	r := int32(0)
+	for k, i := range idx {
+		if k > 0 && compare(idx[k-1], i) != 0 {
+			r++
+		}
+		ids[i] = r
+	}
+	return ids, int(r) + min(n, 1)
 }
 
-// rankKeys names each key by the rank of its value among the distinct
-// values, in sorted order: names that depend on the set of values alone, not
-// on the order of the items. It returns the names and how many there are.
-func rankKeys(keys []string) ([]int32, int) {
-	sorted := slices.Clone(keys)
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
-	ids := make([]int32, len(keys))
-	for i, k := range keys {
-		r, _ := slices.BinarySearch(sorted, k)
-		ids[i] = int32(r)
+// compareRows compares float rows of equal length value by value
+// (graph.SortableBits: -0 before +0), so that ranks follow the numbers and
+// are the same under any increasing recoding of labels.
+func compareRows(x, y []float64) int {
+	for k := range x {
+		if c := cmp.Compare(graph.SortableBits(x[k]), graph.SortableBits(y[k])); c != 0 {
+			return c
+		}
 	}
-	return ids, len(sorted)
+	return 0
 }
 
 // quotientOf refines g alone (start probabilities start, nil for all ones)
@@ -73,41 +81,36 @@ func quotientOf(g *graph.Graph, start []float64) quotient {
 	// Initial colours: start probability and node feature row; edge labels:
 	// weight and feature row; ranked by value. -0 and 0 are told apart,
 	// which only costs a merge.
-	var buf []byte
-	keys := make([]string, g.N)
-	for i := range g.N {
-		p := 1.0
-		if start != nil {
-			p = start[i]
+	p := func(i int32) float64 {
+		if start == nil {
+			return 1
 		}
-		buf = appendSortable(buf[:0], p)
-		keys[i] = string(appendSortable(buf, g.Node(i)...))
+		return start[i]
 	}
-	col, count := rankKeys(keys)
-	ekeys := make([]string, g.NumEdges())
-	for e := range ekeys {
-		buf = appendSortable(buf[:0], g.Weight[e])
-		ekeys[e] = string(appendSortable(buf, g.Edge(e)...))
-	}
-	elab, _ := rankKeys(ekeys)
+	col, count := rankBy(g.N, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(graph.SortableBits(p(a)), graph.SortableBits(p(b))), compareRows(g.Node(int(a)), g.Node(int(b))))
+	})
+	elab, _ := rankBy(g.NumEdges(), func(a, b int32) int {
+		return cmp.Or(cmp.Compare(graph.SortableBits(g.Weight[a]), graph.SortableBits(g.Weight[b])), compareRows(g.Edge(int(a)), g.Edge(int(b))))
+	})
 	// Rounds until the number of colours stops growing: the partition is
-	// then stable.
-	var sig []int64
-	for {
+	// then stable (at once when every node has its own colour). A node's
+	// signature, its neighbours' (edge label, colour) sorted, lies in sig
+	// where its adjacency lies in Col.
+	sig := make([]int64, len(g.Col))
+	for count < g.N {
 		for i := range g.N {
-			sig = sig[:0]
-			for k := g.RowPtr[i]; k < g.RowPtr[i+1]; k++ {
-				sig = append(sig, int64(elab[g.EdgeOf[k]])<<32|int64(col[g.Col[k]]))
+			s := sig[g.RowPtr[i]:g.RowPtr[i+1]]
+			for k := range s {
+				e := int(g.RowPtr[i]) + k
+				s[k] = int64(elab[g.EdgeOf[e]])<<32 | int64(col[g.Col[e]])
 			}
-			slices.Sort(sig)
-			// Big-endian, so that byte order sorts as the numbers do.
-			buf = binary.BigEndian.AppendUint32(buf[:0], uint32(col[i]))
-			for _, x := range sig {
-				buf = binary.BigEndian.AppendUint64(buf, uint64(x))
-			}
-			keys[i] = string(buf)
+			slices.Sort(s)
 		}
-		next, n := rankKeys(keys)
+		next, n := rankBy(g.N, func(a, b int32) int {
+			return cmp.Or(cmp.Compare(col[a], col[b]),
+				slices.Compare(sig[g.RowPtr[a]:g.RowPtr[a+1]], sig[g.RowPtr[b]:g.RowPtr[b+1]]))
+		})
 		col = next
 		if n == count {
 			break
