@@ -266,9 +266,8 @@ func validate(name string, gs []*graph.Graph, starts [][]float64, opt *Options) 
 }
 
 // prepareSides precomputes what the solver needs per graph of a call: when it
-// refines (Options.refines), each graph's
-// quotient and one side per distinct quotient (identical content); else one
-// side per graph.
+// refines (Options.refines), each graph's quotient and one side per distinct
+// quotient (identical content); else one side per graph.
 func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options) (xs, ys sideSet, err error) {
 	all := append(slices.Clip(X), Y...)
 	starts := make([][]float64, len(all))

@@ -42,9 +42,11 @@ class MarginalizedGraphKernel(GraphKernelBase):
     The product system is solved in the Go core by conjugate gradient,
     preconditioned by symmetric Gauss–Seidel (or Jacobi with 8×8-tiled products
     for large pairs), formed on the fly from the two graphs, pairs spread over all
-    cores; in calls with many pairs per graph (full Gram matrices, blocks against
-    many graphs) each graph is first reduced to its quotient under colour
-    refinement where that is exact, and equivalent graphs are solved once. On
+    cores; each graph is first reduced to its quotient under colour refinement
+    where that is exact, and graphs with identical quotients are solved once.
+    Each pair is solved in one orientation chosen from the two graphs' content,
+    so that a value is the same bits in every call that holds the pair (see the
+    README's "One value per pair"). On
     Gauss–Seidel pairs each value comes from two solves run side by side, the
     product system and its adjoint, whose solution corrects the value's error
     to the product of the two solves' errors: each stops near the square root
