@@ -1,6 +1,6 @@
 module github.com/graphgram/graphgram
 
-go 1.26.8
+go 1.26.6
 
 tool (
 	github.com/go-python/gopy

