@@ -216,13 +216,10 @@ func TestGPUPersistentAndChunks(t *testing.T) {
 // splittingLimit is a device memory limit for a call on X × Y (Y nil: the
 // symmetric call on X) under which every single pair fits with its two
 // graphs (pairWork, and run_jobs's job list for one job with np gradient
-// entries), but the whole call does not: the library must report exhausted memory and the
-// bridge must split the call down to blocks that fit. It fails the test when
-// the graphs cannot force a split, so that a weaker limit is not taken
-// silently. (The earlier bound, sized on X's largest pair and half of X's
-// graphs, let the full suite's symmetric call fit unsplit and could not hold
-// Y's 150-node graph beside an X graph; seen on an H100 and reproduced in
-// emulation with GGCUDA_SHORT unset.)
+// entries), but the whole call does not: the library must report exhausted
+// memory and the bridge must split the call down to blocks that fit. It
+// fails the test when the graphs cannot force a split, so that a weaker
+// limit is not taken silently.
 func splittingLimit(t *testing.T, X, Y []*graph.Graph, vectors, tables, np int64) int64 {
 	t.Helper()
 	sym := Y == nil
