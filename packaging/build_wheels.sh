@@ -83,6 +83,9 @@ for v in $PYTHONS; do
     log=$LOGS/$tag.log
     say "$tag: building with $py ($("$py" -V 2>&1))"
     rm -f "$DIST"/graphgram-"$VERSION"-"$tag"-*.whl
+    # setuptools keeps build/lib.* between builds: files of another build (another
+    # machine's extension, say) would ship in this wheel (check_wheel.py catches them).
+    rm -rf "$ROOT"/build/lib.* "$ROOT"/build/bdist.*
     t0=$(date +%s)
     # pip builds in the source tree, in an isolated environment with pyproject.toml's
     # build requirements; -v keeps setuptools' output in the log.

@@ -29,8 +29,12 @@ ALLOWED_NEEDED = {
     "libc.so.6", "libnsl.so.1", "libutil.so.1", "libpthread.so.0", "libresolv.so.2",
     "libX11.so.6", "libXext.so.6", "libXrender.so.1", "libICE.so.6", "libSM.so.6",
     "libGL.so.1", "libgobject-2.0.so.0", "libgthread-2.0.so.0", "libglib-2.0.so.0",
-    "ld-linux-x86-64.so.2",
+    "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1",
 }
+
+
+# The ELF e_machine of each platform tag's architecture (pyelftools' names).
+ELF_MACHINE = {"x86_64": "EM_X86_64", "aarch64": "EM_AARCH64"}
 
 
 def _version(s):
@@ -95,12 +99,14 @@ def check_wheel(path, max_glibc, expect_cuda=False):
         return ["%s: not a CPython-specific wheel name" % path], ""
     tags = m.group(3).split(".")
     ok_tag = False
+    arch = None
     for tag in tags:
-        t = re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", tag)
+        t = re.fullmatch(r"manylinux_(\d+)_(\d+)_(x86_64|aarch64)", tag)
         if t and (int(t.group(1)), int(t.group(2))) <= max_glibc:
-            ok_tag = True
-        if tag == "manylinux2014_x86_64" and (2, 17) <= max_glibc:
-            ok_tag = True
+            ok_tag, arch = True, t.group(3)
+        t = re.fullmatch(r"manylinux2014_(x86_64|aarch64)", tag)
+        if t and (2, 17) <= max_glibc:
+            ok_tag, arch = True, t.group(1)
     if not ok_tag:
         problems.append("%s: platform tag %s is not manylinux <= glibc %s" % (path, m.group(3), ".".join(map(str, max_glibc))))
     summary = []
@@ -113,6 +119,9 @@ def check_wheel(path, max_glibc, expect_cuda=False):
                 continue
             n_elf += 1
             p, needed, top = check_elf(info.filename, data, max_glibc)
+            machine = ELFFile(io.BytesIO(data))["e_machine"]
+            if arch and machine != ELF_MACHINE[arch]:
+                p.append("%s is built for %s, in a wheel for %s" % (info.filename, machine, arch))
             if info.filename == CUDA_LIBRARY:
                 has_cuda = True
                 extra = sorted(n for n in exported(data) if not n.startswith("ggc_"))
