@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 )
 
@@ -80,21 +81,21 @@ type invarianceCall struct {
 
 func invarianceCalls(n int) []invarianceCall {
 	rng := rand.New(rand.NewPCG(32, 2))
-	rev := seqFrom(0, n)
+	rev := graphtest.Seq(0, n)
 	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
 		rev[i], rev[j] = rev[j], rev[i]
 	}
 	return []invarianceCall{
-		{"subset", seqFrom(5, 17), nil, 2},
-		{"cross", seqFrom(0, 12), seqFrom(28, n), 2},
-		{"cross swapped", seqFrom(28, n), seqFrom(0, 12), 2},
+		{"subset", graphtest.Seq(5, 17), nil, 2},
+		{"cross", graphtest.Seq(0, 12), graphtest.Seq(28, n), 2},
+		{"cross swapped", graphtest.Seq(28, n), graphtest.Seq(0, 12), 2},
 		{"permuted", rng.Perm(n), nil, 2},
 		{"reversed cross", rev[:20], rev[15:], 2},
 		{"duplicates", []int{3, 7, 3, n - 1, 7, 37}, nil, 2},
 		{"duplicates cross", []int{n - 1, 3, 38}, []int{3, 7, 3, 38, 37}, 2},
-		{"same list, not symmetric", seqFrom(0, 15), seqFrom(0, 15), 2},
-		{"column", seqFrom(0, n), []int{9}, 2},
-		{"one job", seqFrom(0, n), nil, 1},
+		{"same list, not symmetric", graphtest.Seq(0, 15), graphtest.Seq(0, 15), 2},
+		{"column", graphtest.Seq(0, n), []int{9}, 2},
+		{"one job", graphtest.Seq(0, n), nil, 1},
 	}
 }
 
@@ -146,8 +147,8 @@ func TestValueIndependentOfCall(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/lmin=%d/%s", ks.name, lmin, c.name), func(t *testing.T) {
 					o := opt
 					o.NJobs = c.nJobs
-					X, sx := pickGraphs(gs, c.x), pick(c.x, ks.starts)
-					yi, Y, sy, sym := c.y, pickGraphs(gs, c.y), pick(c.y, ks.starts), c.y == nil
+					X, sx := graphtest.Pick(gs, c.x), pick(c.x, ks.starts)
+					yi, Y, sy, sym := c.y, graphtest.Pick(gs, c.y), pick(c.y, ks.starts), c.y == nil
 					if sym {
 						yi, Y, sy = c.x, nil, nil
 					}
@@ -236,23 +237,4 @@ func TestNodalIndependentOfCall(t *testing.T) {
 	if diff > 0 {
 		t.Errorf("%d of %d node-pair values differ from the symmetric call's", diff, nx*ny)
 	}
-}
-
-func pickGraphs(gs []*graph.Graph, idx []int) []*graph.Graph {
-	if idx == nil {
-		return nil
-	}
-	out := make([]*graph.Graph, len(idx))
-	for k, i := range idx {
-		out[k] = gs[i]
-	}
-	return out
-}
-
-func seqFrom(a, b int) []int {
-	s := make([]int, b-a)
-	for i := range s {
-		s[i] = a + i
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
 	"github.com/graphgram/graphgram/gokernel/tudataset/tudatasettest"
 )
 
@@ -42,24 +43,6 @@ func clone(g *graph.Graph, nf []float64) *graph.Graph {
 		panic(err)
 	}
 	return h
-}
-
-// seq returns a, a+1, …, b−1.
-func seq(a, b int) []int {
-	s := make([]int, b-a)
-	for k := range s {
-		s[k] = a + k
-	}
-	return s
-}
-
-// pick returns gs[idx[0]], gs[idx[1]], ….
-func pick(gs []*graph.Graph, idx []int) []*graph.Graph {
-	out := make([]*graph.Graph, len(idx))
-	for k, i := range idx {
-		out[k] = gs[i]
-	}
-	return out
 }
 
 // rankLabels returns copies of X and Y with each node label (column 0)
@@ -160,7 +143,7 @@ func TestValueIndependentOfCall(t *testing.T) {
 			if set.untabulated {
 				opt := Options{Lambda: 1, NodeKernel: nodeKernels["float"]}
 				all, _ := newPlan(gs, n, opt)
-				part, _ := newPlan(pick(gs, every3), len(every3), opt)
+				part, _ := newPlan(graphtest.Pick(gs, every3), len(every3), opt)
 				if all.table != nil || part.table == nil {
 					t.Fatalf("node kernel tabulated for the whole set: %t, for every third graph: %t; want false, true (maxTable = %d)", all.table != nil, part.table != nil, maxTable)
 				}
@@ -196,16 +179,16 @@ func TestValueIndependentOfCall(t *testing.T) {
 					}{
 						// k(X[40:60], X[:20]) against the block of k(X): every
 						// pair changes sides.
-						{name: "cross B×A", x: seq(2*n/3, n), y: seq(0, n/3), njobs: 2},
-						{name: "cross A×B", x: seq(0, n/3), y: seq(2*n/3, n), njobs: 2},
-						{name: "cross all×all", x: seq(0, n), y: seq(0, n), njobs: 2},
-						{name: "cross reversed", x: seq(0, n/2), y: []int{5, 4, 3, 2, 1, 0}, njobs: 2},
+						{name: "cross B×A", x: graphtest.Seq(2*n/3, n), y: graphtest.Seq(0, n/3), njobs: 2},
+						{name: "cross A×B", x: graphtest.Seq(0, n/3), y: graphtest.Seq(2*n/3, n), njobs: 2},
+						{name: "cross all×all", x: graphtest.Seq(0, n), y: graphtest.Seq(0, n), njobs: 2},
+						{name: "cross reversed", x: graphtest.Seq(0, n/2), y: []int{5, 4, 3, 2, 1, 0}, njobs: 2},
 						{name: "permuted", x: perm, symmetric: true, njobs: 2},
 						{name: "subset", x: every3, symmetric: true, njobs: 2},
 						{name: "duplicates", x: dups, symmetric: true, njobs: 2},
 						{name: "cross duplicates", x: dups, y: perm[:n/2], njobs: 2},
-						{name: "n_jobs 3", x: seq(0, n), symmetric: true, njobs: 3},
-						{name: "cross B×A, labels ranked", x: seq(2*n/3, n), y: seq(0, n/3), njobs: 2, ranked: true},
+						{name: "n_jobs 3", x: graphtest.Seq(0, n), symmetric: true, njobs: 3},
+						{name: "cross B×A, labels ranked", x: graphtest.Seq(2*n/3, n), y: graphtest.Seq(0, n/3), njobs: 2, ranked: true},
 						{name: "subset, labels ranked", x: every3, symmetric: true, njobs: 2, ranked: true},
 					} {
 						opt := opt
@@ -214,7 +197,7 @@ func TestValueIndependentOfCall(t *testing.T) {
 						if c.symmetric {
 							y = c.x
 						}
-						X, Y := pick(gs, c.x), pick(gs, y)
+						X, Y := graphtest.Pick(gs, c.x), graphtest.Pick(gs, y)
 						if c.ranked {
 							X, Y = rankLabels(X, Y)
 						}
@@ -239,7 +222,7 @@ func TestValueIndependentOfCall(t *testing.T) {
 						}
 					}
 					diag := make([]float64, len(perm))
-					if err := Diag(pick(gs, perm), opt, diag); err != nil {
+					if err := Diag(graphtest.Pick(gs, perm), opt, diag); err != nil {
 						t.Fatalf("%s diag: %v", name, err)
 					}
 					for a, i := range perm {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
 )
 
 // rebuild returns a new graph with g's nodes, edges and edge features and the
@@ -43,15 +44,6 @@ func invarianceGraphs(seed uint64, count, maxN, labels int) []*graph.Graph {
 		gs[i] = rebuild(g, nf)
 	}
 	return gs
-}
-
-// pickGraphs returns gs[idx[0]], gs[idx[1]], ….
-func pickGraphs(gs []*graph.Graph, idx []int) []*graph.Graph {
-	out := make([]*graph.Graph, len(idx))
-	for k, i := range idx {
-		out[k] = gs[i]
-	}
-	return out
 }
 
 // TestValueIndependentOfCall checks that K(G, G') is the same float64, bit for
@@ -149,27 +141,27 @@ func TestValueIndependentOfCall(t *testing.T) {
 			check("cross K(B, A)", opt, B, bi, A, ai)
 			check("cross K(A, B)", opt, A, ai, B, bi)
 			perm := rand.New(rand.NewPCG(5, 5)).Perm(nu)
-			check("permuted", opt, pickGraphs(U, perm), perm, nil, nil)
-			check("permuted cross", opt, pickGraphs(U, perm[:nu/2]), perm[:nu/2], pickGraphs(U, perm[nu/2:]), perm[nu/2:])
+			check("permuted", opt, graphtest.Pick(U, perm), perm, nil, nil)
+			check("permuted cross", opt, graphtest.Pick(U, perm[:nu/2]), perm[:nu/2], graphtest.Pick(U, perm[nu/2:]), perm[nu/2:])
 			var sub []int
 			for k := 0; k < nu; k += 3 {
 				sub = append(sub, k)
 			}
 			if tc.wide > 0 {
 				pu, _ := newPlan(U, nu, opt)
-				ps, _ := newPlan(pickGraphs(U, sub), len(sub), opt)
+				ps, _ := newPlan(graphtest.Pick(U, sub), len(sub), opt)
 				if pu.nodeTable != nil || ps.nodeTable == nil {
 					t.Fatalf("node-kernel tables: %v for all graphs, %v for the subset; want none, one", pu.nodeTable != nil, ps.nodeTable != nil)
 				}
 			}
-			check("subset", opt, pickGraphs(U, sub), sub, nil, nil)
-			check("subset cross", opt, pickGraphs(U, sub[:3]), sub[:3], B, bi)
+			check("subset", opt, graphtest.Pick(U, sub), sub, nil, nil)
+			check("subset cross", opt, graphtest.Pick(U, sub[:3]), sub[:3], B, bi)
 			// Duplicates: the same *Graph twice, and equal copies of others.
 			dup := []int{3, 3, na, 0, na + 1, 3, nu - 1, 1, 0}
-			dg := pickGraphs(U, dup)
+			dg := graphtest.Pick(U, dup)
 			dg[4], dg[8] = rebuild(U[na+1], U[na+1].NodeFeat), rebuild(U[0], U[0].NodeFeat)
 			check("duplicates", opt, dg, dup, nil, nil)
-			check("duplicates cross", opt, dg, dup, pickGraphs(U, perm), perm)
+			check("duplicates cross", opt, dg, dup, graphtest.Pick(U, perm), perm)
 			for _, nj := range []int{1, 3} {
 				o := opt
 				o.NJobs = nj

@@ -32,3 +32,25 @@ func FromBytes(b []byte) *graph.Graph {
 	}
 	return g
 }
+
+// Pick returns gs[idx[0]], gs[idx[1]], …: a call's graph list drawn from a
+// reference list; nil for nil idx (a symmetric call's Y).
+func Pick(gs []*graph.Graph, idx []int) []*graph.Graph {
+	if idx == nil {
+		return nil
+	}
+	out := make([]*graph.Graph, len(idx))
+	for k, i := range idx {
+		out[k] = gs[i]
+	}
+	return out
+}
+
+// Seq returns a, a+1, …, b−1.
+func Seq(a, b int) []int {
+	s := make([]int, b-a)
+	for k := range s {
+		s[k] = a + k
+	}
+	return s
+}
