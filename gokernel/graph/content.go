@@ -28,40 +28,33 @@ func SortableBits(x float64) uint64 {
 }
 
 // contentWords calls f with the words of g's content, then of each of extra
-// (its length first, so that nil, empty and different splits differ), until
-// f returns false: counts, edges (endpoints and weight), edge features and
-// node features, floats as SortableBits. The adjacency in CSR form follows
-// from these (New builds it).
-func contentWords(g *Graph, extra [][]float64, f func(uint64) bool) {
-	floats := func(xs []float64) bool {
+// (its length first, so that nil, empty and different splits differ): counts,
+// edges (endpoints and weight), edge features and node features, floats as
+// SortableBits; the fields CompareContent compares, in its order. The
+// adjacency in CSR form follows from these (New builds it).
+func contentWords(g *Graph, extra [][]float64, f func(uint64)) {
+	floats := func(xs []float64) {
 		for _, x := range xs {
-			if !f(SortableBits(x)) {
-				return false
-			}
+			f(SortableBits(x))
 		}
-		return true
 	}
-	if !f(uint64(g.N)) || !f(uint64(g.NodeCols)) || !f(uint64(g.EdgeCols)) || !f(uint64(len(g.Weight))) {
-		return
-	}
+	f(uint64(g.N))
+	f(uint64(g.NodeCols))
+	f(uint64(g.EdgeCols))
+	f(uint64(len(g.Weight)))
 	for e := range g.Weight {
-		if !f(uint64(uint32(g.EdgeU[e]))<<32|uint64(uint32(g.EdgeV[e]))) || !f(SortableBits(g.Weight[e])) {
-			return
-		}
+		f(uint64(uint32(g.EdgeU[e]))<<32 | uint64(uint32(g.EdgeV[e])))
+		f(SortableBits(g.Weight[e]))
 	}
-	if !floats(g.EdgeFeat) || !floats(g.NodeFeat) {
-		return
-	}
+	floats(g.EdgeFeat)
+	floats(g.NodeFeat)
 	for _, v := range extra {
 		if v == nil {
-			if !f(math.MaxUint64) {
-				return
-			}
+			f(math.MaxUint64)
 			continue
 		}
-		if !f(uint64(len(v))) || !floats(v) {
-			return
-		}
+		f(uint64(len(v)))
+		floats(v)
 	}
 }
 
@@ -83,7 +76,7 @@ func CompareContent(a *Graph, extraA [][]float64, b *Graph, extraB [][]float64) 
 			return c
 		}
 	}
-	if c := cmp.Or(compareFloats(a.EdgeFeat, b.EdgeFeat), compareFloats(a.NodeFeat, b.NodeFeat),
+	if c := cmp.Or(CompareFloats(a.EdgeFeat, b.EdgeFeat), CompareFloats(a.NodeFeat, b.NodeFeat),
 		cmp.Compare(len(extraA), len(extraB))); c != 0 {
 		return c
 	}
@@ -98,16 +91,17 @@ func CompareContent(a *Graph, extraA [][]float64, b *Graph, extraB [][]float64) 
 		if c := cmp.Compare(len(x), len(y)); c != 0 {
 			return c
 		}
-		if c := compareFloats(x, y); c != 0 {
+		if c := CompareFloats(x, y); c != 0 {
 			return c
 		}
 	}
 	return 0
 }
 
-// compareFloats compares x and y (of equal length) value by value, as
-// SortableBits.
-func compareFloats(x, y []float64) int {
+// CompareFloats compares x and y (of equal length) value by value, as
+// SortableBits: -0 before +0, and the same order under any increasing
+// recoding of the values.
+func CompareFloats(x, y []float64) int {
 	for i := range x {
 		if c := cmp.Compare(SortableBits(x[i]), SortableBits(y[i])); c != 0 {
 			return c
@@ -128,13 +122,12 @@ func boolInt(b bool) int {
 // buckets graphs for an equality test within one call; it is no order.
 func ContentFingerprint(g *Graph, extra ...[]float64) uint64 {
 	h := uint64(14695981039346656037)
-	contentWords(g, extra, func(w uint64) bool {
+	contentWords(g, extra, func(w uint64) {
 		for range 8 {
 			h ^= w & 0xff
 			h *= 1099511628211
 			w >>= 8
 		}
-		return true
 	})
 	return h
 }

@@ -63,18 +63,6 @@ func rankBy(n int, compare func(a, b int32) int) ([]int32, int) {
 	return ids, int(r) + min(n, 1)
 }
 
-// compareRows compares float rows of equal length value by value
-// (graph.SortableBits: -0 before +0), so that ranks follow the numbers and
-// are the same under any increasing recoding of labels.
-func compareRows(x, y []float64) int {
-	for k := range x {
-		if c := cmp.Compare(graph.SortableBits(x[k]), graph.SortableBits(y[k])); c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
 // quotientOf refines g alone (start probabilities start, nil for all ones)
 // and returns its quotient.
 func quotientOf(g *graph.Graph, start []float64) quotient {
@@ -88,10 +76,10 @@ func quotientOf(g *graph.Graph, start []float64) quotient {
 		return start[i]
 	}
 	col, count := rankBy(g.N, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(graph.SortableBits(p(a)), graph.SortableBits(p(b))), compareRows(g.Node(int(a)), g.Node(int(b))))
+		return cmp.Or(cmp.Compare(graph.SortableBits(p(a)), graph.SortableBits(p(b))), graph.CompareFloats(g.Node(int(a)), g.Node(int(b))))
 	})
 	elab, _ := rankBy(g.NumEdges(), func(a, b int32) int {
-		return cmp.Or(cmp.Compare(graph.SortableBits(g.Weight[a]), graph.SortableBits(g.Weight[b])), compareRows(g.Edge(int(a)), g.Edge(int(b))))
+		return cmp.Or(cmp.Compare(graph.SortableBits(g.Weight[a]), graph.SortableBits(g.Weight[b])), graph.CompareFloats(g.Edge(int(a)), g.Edge(int(b))))
 	})
 	// Rounds until the number of colours stops growing: the partition is
 	// then stable (at once when every node has its own colour). A node's
