@@ -57,18 +57,7 @@ func invarianceGraphs(t testing.TB) []*graph.Graph {
 		}
 		return mustGraph(t, n, edges, ones(n), nf, 2, make([]float64, 2*n), 2)
 	}
-	g3 := gs[3]
-	cp := mustGraph(t, g3.N, edgeList(g3), append([]float64(nil), g3.Weight...), append([]float64(nil), g3.NodeFeat...), 2,
-		append([]float64(nil), g3.EdgeFeat...), 2)
-	return append(gs, ring(6, 1), ring(9, 2), cp)
-}
-
-func edgeList(g *graph.Graph) []int64 {
-	var e []int64
-	for k := range g.Weight {
-		e = append(e, int64(g.EdgeU[k]), int64(g.EdgeV[k]))
-	}
-	return e
+	return append(gs, ring(6, 1), ring(9, 2), graphtest.WithNodeFeat(gs[3], nil))
 }
 
 // invarianceCall is a call's composition: X and Y index the reference list

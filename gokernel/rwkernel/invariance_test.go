@@ -23,26 +23,9 @@ func manyLabels(seed uint64, count, maxN, labels int) []*graph.Graph {
 		for u := 0; u < g.N; u++ {
 			nf[u*g.NodeCols] = float64(r.IntN(labels))
 		}
-		gs[k] = clone(g, nf)
+		gs[k] = graphtest.WithNodeFeat(g, nf)
 	}
 	return gs
-}
-
-// clone returns a graph with g's edges and weights, a copy at other addresses,
-// and node features nf (g's when nil).
-func clone(g *graph.Graph, nf []float64) *graph.Graph {
-	if nf == nil {
-		nf = g.NodeFeat
-	}
-	edges := make([]int64, 0, 2*g.NumEdges())
-	for e := range g.EdgeU {
-		edges = append(edges, int64(g.EdgeU[e]), int64(g.EdgeV[e]))
-	}
-	h, err := graph.New(g.N, edges, g.Weight, nf, g.NodeCols, g.EdgeFeat, g.EdgeCols)
-	if err != nil {
-		panic(err)
-	}
-	return h
 }
 
 // rankLabels returns copies of X and Y with each node label (column 0)
@@ -68,7 +51,7 @@ func rankLabels(X, Y []*graph.Graph) ([]*graph.Graph, []*graph.Graph) {
 				r, _ := slices.BinarySearch(labels, nf[u*g.NodeCols])
 				nf[u*g.NodeCols] = float64(3 + 10*r)
 			}
-			out[k] = clone(g, nf)
+			out[k] = graphtest.WithNodeFeat(g, nf)
 		}
 		return out
 	}
@@ -99,7 +82,7 @@ func TestValueIndependentOfCall(t *testing.T) {
 			name: "random",
 			gs: func(testing.TB) []*graph.Graph {
 				gs := manyLabels(11, 45, 12, 15)
-				return append(gs, clone(gs[0], nil))
+				return append(gs, graphtest.WithNodeFeat(gs[0], nil))
 			},
 			kernels: []string{"none", "label", "float", "both"},
 		},
@@ -240,9 +223,9 @@ func TestValueIndependentOfCall(t *testing.T) {
 // equal content (the same graph twice, or a copy) sharing a rank.
 func TestContentRanks(t *testing.T) {
 	gs := manyLabels(13, 30, 6, 4)
-	gs = append(gs, gs[3], clone(gs[3], nil), clone(gs[7], nil))
+	gs = append(gs, gs[3], graphtest.WithNodeFeat(gs[3], nil), graphtest.WithNodeFeat(gs[7], nil))
 	empty, _ := graph.New(0, nil, nil, nil, 2, nil, 0)
-	gs = append(gs, empty, clone(empty, nil))
+	gs = append(gs, empty, graphtest.WithNodeFeat(empty, nil))
 	rank := contentRanks(gs)
 	for i := range gs {
 		for j := range gs {

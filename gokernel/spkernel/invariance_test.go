@@ -11,21 +11,6 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
 )
 
-// rebuild returns a new graph with g's nodes, edges and edge features and the
-// node feature rows nodeFeat: a copy of g, equal in content but not in memory,
-// when nodeFeat is g.NodeFeat.
-func rebuild(g *graph.Graph, nodeFeat []float64) *graph.Graph {
-	edges := make([]int64, 0, 2*len(g.EdgeU))
-	for e := range g.EdgeU {
-		edges = append(edges, int64(g.EdgeU[e]), int64(g.EdgeV[e]))
-	}
-	h, err := graph.New(g.N, edges, g.Weight, nodeFeat, g.NodeCols, g.EdgeFeat, g.EdgeCols)
-	if err != nil {
-		panic(err)
-	}
-	return h
-}
-
 // invarianceGraphs returns count random graphs (randomGraph) with node column 0
 // drawn from labels distinct values instead of three when labels > 0. Many labels
 // make class numbers assigned in order of first appearance differ from call to
@@ -41,7 +26,7 @@ func invarianceGraphs(seed uint64, count, maxN, labels int) []*graph.Graph {
 		for v := 0; v < g.N; v++ {
 			nf[v*g.NodeCols] = float64(r.IntN(labels))
 		}
-		gs[i] = rebuild(g, nf)
+		gs[i] = graphtest.WithNodeFeat(g, nf)
 	}
 	return gs
 }
@@ -159,7 +144,7 @@ func TestValueIndependentOfCall(t *testing.T) {
 			// Duplicates: the same *Graph twice, and equal copies of others.
 			dup := []int{3, 3, na, 0, na + 1, 3, nu - 1, 1, 0}
 			dg := graphtest.Pick(U, dup)
-			dg[4], dg[8] = rebuild(U[na+1], U[na+1].NodeFeat), rebuild(U[0], U[0].NodeFeat)
+			dg[4], dg[8] = graphtest.WithNodeFeat(U[na+1], U[na+1].NodeFeat), graphtest.WithNodeFeat(U[0], U[0].NodeFeat)
 			check("duplicates", opt, dg, dup, nil, nil)
 			check("duplicates cross", opt, dg, dup, graphtest.Pick(U, perm), perm)
 			for _, nj := range []int{1, 3} {

@@ -54,3 +54,22 @@ func Seq(a, b int) []int {
 	}
 	return s
 }
+
+// WithNodeFeat returns a new graph with g's nodes, edges, weights and edge
+// features and the node feature rows nf (g's when nil): with nil, a copy of g
+// equal in content but not in memory.
+func WithNodeFeat(g *graph.Graph, nf []float64) *graph.Graph {
+	if nf == nil {
+		nf = g.NodeFeat
+	}
+	edges := make([]int64, 0, 2*g.NumEdges())
+	for e := range g.EdgeU {
+		edges = append(edges, int64(g.EdgeU[e]), int64(g.EdgeV[e]))
+	}
+	// New copies its arguments.
+	h, err := graph.New(g.N, edges, g.Weight, nf, g.NodeCols, g.EdgeFeat, g.EdgeCols)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
