@@ -49,6 +49,25 @@ def random_graph(rng, n, p_edge=0.4, self_loops=True, n_labels=3, vec=2):
     )
 
 
+def bits(a):
+    """The float64 values as integers: equal arrays of bits, not merely equal numbers (-0.0, NaN)."""
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    return a.view(np.uint64)
+
+
+def assert_bit_identical(actual, expected, what="values"):
+    """Assert two float64 arrays hold the same bits; the message says how many entries
+    differ and by how much (relative)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape, "%s: shape %s, expected %s" % (what, actual.shape, expected.shape)
+    assert actual.dtype == np.float64, "%s: dtype %s" % (what, actual.dtype)
+    diff = bits(actual) != bits(expected)
+    if diff.any():
+        rel = np.abs(actual - expected)[diff] / np.maximum(np.abs(expected[diff]), 1e-300)
+        raise AssertionError("%s: %d of %d entries differ in their bits, by up to %.3g relative"
+                             % (what, diff.sum(), diff.size, np.nanmax(rel) if rel.size else 0.0))
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261123)

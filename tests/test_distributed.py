@@ -6,7 +6,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from conftest import random_graph
+from conftest import assert_bit_identical, random_graph
 
 distributed = pytest.importorskip("distributed", reason="graphgram.distributed needs dask[distributed]")
 zarr = pytest.importorskip("zarr", reason="the out-of-core output needs zarr")
@@ -16,18 +16,6 @@ from graphgram import (HashGraphKernel, MarginalizedGraphKernel, RandomWalkKerne
 from graphgram import distributed as gg_distributed  # noqa: E402
 from graphgram.kernels._base import cosine_normalize  # noqa: E402
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct  # noqa: E402
-
-
-def bits(a):
-    """The float64 values as integers: equal arrays of bits, not merely equal numbers (-0.0, NaN)."""
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    return a.view(np.uint64)
-
-
-def assert_bit_identical(actual, expected):
-    assert actual.shape == expected.shape
-    assert actual.dtype == np.float64
-    np.testing.assert_array_equal(bits(actual), bits(expected))
 
 
 @pytest.fixture(scope="module")
