@@ -253,7 +253,8 @@ class GopyBuild(build_ext):
             gobuild.append("-tags=cuda")
         header_lib = GOPY_NAME + "_go.so"
         # The extension's architecture (the tools above and gopy run on this machine).
-        target_env = dict(env, GOARCH=_cross()[0]) if _cross() else env
+        cross = _cross()
+        target_env = dict(env, GOARCH=cross[0]) if cross else env
         _run(gobuild + ["-o", header_lib, "."], target_env, "go build of the cgo exports", cwd=out)
         os.remove(os.path.join(out, header_lib))
         _run([sys.executable, "build.py"], env, "pybindgen (gopy's build.py)", cwd=out)

@@ -63,13 +63,7 @@ else
     unset GRAPHGRAM_CUDA GRAPHGRAM_CUDA_PREBUILT
 fi
 
-find_python() {
-    local v=$1 root=${PYENV_ROOT:-$HOME/.pyenv} p
-    p=$(ls -d "$root"/versions/"$v".[0-9]*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1 || true)
-    [ -n "$p" ] || p=$(command -v "python$v" || true)
-    [ -n "$p" ] || die "no CPython $v found (looked in $root/versions and for python$v on PATH)"
-    echo "$p"
-}
+. packaging/lib.sh  # the scripts run from the repository root (cd above)
 
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/graphgram/_version.py)
 [ -n "$VERSION" ] || die "no version in python/graphgram/_version.py"

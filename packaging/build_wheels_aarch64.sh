@@ -31,10 +31,8 @@ die() { printf 'build_wheels_aarch64: error: %s\n' "$*" >&2; exit 1; }
 command -v qemu-aarch64-static >/dev/null || die "needs qemu-aarch64-static (apt-get install qemu-user-static)"
 command -v go >/dev/null || die "needs the Go toolchain on PATH"
 [ -x "$TOOLS/bin/python" ] || die "needs the wheel tools of packaging/build_wheels.sh in $TOOLS (make wheels-build once)"
-root=${PYENV_ROOT:-$HOME/.pyenv}
-py=$(ls -d "$root"/versions/"$v".[0-9]*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1 || true)
-[ -n "$py" ] || py=$(command -v "python$v" || true)
-[ -n "$py" ] || die "no CPython $v found"
+. packaging/lib.sh  # the scripts run from the repository root (cd above)
+py=$(find_python "$v")
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/graphgram/_version.py)
 mkdir -p "$DIST" "$LOGS"
 

@@ -15,10 +15,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 say() { printf '== %s\n' "$*"; }
 die() { printf 'test_sdist: error: %s\n' "$*" >&2; exit 1; }
 
-root=${PYENV_ROOT:-$HOME/.pyenv}
-py=$(ls -d "$root"/versions/"$v".[0-9]*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1 || true)
-[ -n "$py" ] || py=$(command -v "python$v" || true)
-[ -n "$py" ] || die "no CPython $v found"
+. packaging/lib.sh  # the scripts run from the repository root (cd above)
+py=$(find_python "$v")
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/graphgram/_version.py)
 sdist=$DIST/graphgram-$VERSION.tar.gz
 [ -f "$sdist" ] || die "no $sdist (run packaging/build_wheels.sh first)"

@@ -25,13 +25,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 say() { printf '== %s\n' "$*"; }
 die() { printf 'test_wheels: error: %s\n' "$*" >&2; exit 1; }
 
-find_python() {
-    local v=$1 root=${PYENV_ROOT:-$HOME/.pyenv} p
-    p=$(ls -d "$root"/versions/"$v".[0-9]*/bin/python"$v" 2>/dev/null | sort -V | tail -n 1 || true)
-    [ -n "$p" ] || p=$(command -v "python$v" || true)
-    [ -n "$p" ] || die "no CPython $v found (looked in $root/versions and for python$v on PATH)"
-    echo "$p"
-}
+. packaging/lib.sh  # the scripts run from the repository root (cd above)
 
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/graphgram/_version.py)
 # The smoke test and its golden values are copied out of the source tree so that nothing
