@@ -8,8 +8,7 @@ tool (
 )
 
 // gopy is a direct requirement: the extension code it generates (setup.py)
-// imports it, although no file in the tree does, so `go mod tidy` would mark it
-// indirect and the build would move it back.
+// imports its gopyh package (pybind/gopyh.go records that import).
 require (
 	github.com/go-python/gopy v0.4.10
 	github.com/sbinet/npyio v0.6.0

