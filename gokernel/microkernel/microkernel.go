@@ -247,7 +247,10 @@ func (k *Convolution) EvalGrad(x, y, grad []float64) float64 {
 			term(w, vi, vi)
 		}
 		for j := i + 1; j < k.Width; j++ {
-			if w := xi*y[k.Col+j] + x[k.Col+j]*yi; w != 0 {
+			// The conversions round each product: Go may fuse a*b + c into one
+			// FMA on arm64 (and does), which rounds only one of the two products
+			// and breaks the x-y symmetry; amd64 never fuses.
+			if w := float64(xi*y[k.Col+j]) + float64(x[k.Col+j]*yi); w != 0 {
 				term(w, vi, k.Values[j:j+1])
 			}
 		}
