@@ -10,7 +10,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test wheels-aarch64 cuda test-cuda-host test-cuda-emu
+.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test wheels-aarch64 test-go-arm64 cuda test-cuda-host test-cuda-emu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ sdist-test:
 # qemu-user with Debian's arm64 CPython (packaging/build_wheels_aarch64.sh says what it needs).
 wheels-aarch64:
 	AARCH64_TESTS="$(AARCH64_TESTS)" bash packaging/build_wheels_aarch64.sh
+
+# The Go core's tests compiled for linux/arm64 and run under qemu-user (packaging/test_go_arm64.sh).
+test-go-arm64:
+	bash packaging/test_go_arm64.sh
 
 # CUDA backend (cuda/README.md). `make cuda` builds cuda/build/libggcuda.so,
 # pip-installing nvcc into .cuda-toolkit/ when none is found; no GPU needed.
