@@ -74,10 +74,11 @@ wheels-test:
 sdist-test:
 	bash packaging/test_sdist.sh
 
-# The Linux aarch64 wheel (CPython 3.11, CPU only), cross-built with zig and tested under
-# qemu-user with Debian's arm64 CPython (packaging/build_wheels_aarch64.sh says what it needs).
+# The Linux aarch64 wheels (CPython 3.9, 3.11, 3.13; CPU only), cross-built with zig and
+# tested under qemu-user with Debian's arm64 CPythons (packaging/build_wheels_aarch64.sh
+# says what it needs); AARCH64_PYTHONS="3.11" for one.
 wheels-aarch64:
-	AARCH64_TESTS="$(AARCH64_TESTS)" bash packaging/build_wheels_aarch64.sh
+	AARCH64_PYTHONS="$(AARCH64_PYTHONS)" AARCH64_TESTS="$(AARCH64_TESTS)" bash packaging/build_wheels_aarch64.sh
 
 # The Go core's tests compiled for linux/arm64 and run under qemu-user (packaging/test_go_arm64.sh).
 test-go-arm64:
