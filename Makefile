@@ -10,7 +10,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test wheels-aarch64 test-go-arm64 cuda test-cuda-host test-cuda-emu
+.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test wheels-aarch64 wheels-windows test-go-arm64 cuda test-cuda-host test-cuda-emu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +83,11 @@ wheels-aarch64:
 # The Go core's tests compiled for linux/arm64 and run under qemu-user (packaging/test_go_arm64.sh).
 test-go-arm64:
 	bash packaging/test_go_arm64.sh
+
+# The Windows x86-64 wheel (CPython 3.13, CPU only), cross-built with zig against the
+# embeddable CPython's python313.dll and tested under wine (packaging/build_wheels_windows.sh).
+wheels-windows:
+	bash packaging/build_wheels_windows.sh
 
 # CUDA backend (cuda/README.md). `make cuda` builds cuda/build/libggcuda.so,
 # pip-installing nvcc into .cuda-toolkit/ when none is found; no GPU needed.

@@ -33,9 +33,13 @@ Environment variables read here (all optional):
     (``os.pathsep``-separated, in place of this interpreter's), and its extension
     suffix (``.cpython-311-aarch64-linux-gnu.so``); ``CC`` must then target the
     same machine.
+``GRAPHGRAM_CROSS_GOOS``
+    With the three above, the Go operating system of the extension when it is not
+    this machine's (``windows``: ``packaging/build_wheels_windows.sh``, which also
+    puts the import library of the target's python3XY.dll in ``CGO_LDFLAGS``).
 """
 
-import fcntl
+import contextlib
 import glob
 import os
 import re
@@ -43,6 +47,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -83,15 +88,45 @@ def _vendored():
 
 
 def _cross():
-    """The cross-compilation settings (GOARCH, include folders, extension suffix), or
-    None for a native build; all three variables or none."""
+    """The cross-compilation settings (GOARCH, include folders, extension suffix,
+    GOOS or ""), or None for a native build; all three first variables or none."""
     names = ("GRAPHGRAM_CROSS_GOARCH", "GRAPHGRAM_CROSS_INCLUDE", "GRAPHGRAM_CROSS_EXT_SUFFIX")
     values = [os.environ.get(n, "") for n in names]
     if not any(values):
         return None
     if not all(values):
         sys.exit("error: cross-compiling needs all of %s; got %s" % (", ".join(names), dict(zip(names, values))))
-    return values[0], values[1].split(os.pathsep), values[2]
+    return values[0], values[1].split(os.pathsep), values[2], os.environ.get("GRAPHGRAM_CROSS_GOOS", "")
+
+
+def _target_windows():
+    """Whether the extension is built for Windows (natively, or GRAPHGRAM_CROSS_GOOS=windows)."""
+    cross = _cross()
+    return cross[3] == "windows" if cross else os.name == "nt"
+
+
+@contextlib.contextmanager
+def _exclusive_lock(path):
+    """Hold an exclusive lock on the file path, waiting for it: flock on POSIX,
+    msvcrt.locking of its first byte on Windows."""
+    with open(path, "w") as f:
+        if os.name == "nt":
+            import msvcrt
+            while True:
+                try:
+                    msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+                    break
+                except OSError:
+                    time.sleep(1)
+            try:
+                yield
+            finally:
+                f.seek(0)
+                msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+            fcntl.flock(f, fcntl.LOCK_EX)
+            yield
 
 
 def _python_includes():
@@ -115,6 +150,27 @@ def _fix_cgo_flags(gofile):
         sys.exit("error: expected one '#cgo CFLAGS: \"-I...\"' line in gopy's %s, found %d" % (gofile, n))
     with open(gofile, "w") as f:
         f.write(new)
+
+
+def _fix_for_windows(out, stage):
+    """Do for a Windows extension what gopy does only when it runs on Windows itself:
+    stage "go" after ``gopy gen`` (its Go code passes a C long as Py_ssize_t, which is
+    long long on Win64: gopy writes C.longlong on Windows), stage "c" after pybindgen
+    (the module init function must be exported from the DLL: gopy's ``gopy build``
+    adds __declspec(dllexport); PyMODINIT_FUNC is CPython's macro for it)."""
+    name, pattern, repl, counts = {
+        "go": (GOPY_NAME + ".go", r"(C\.PyBytes_FromStringAndSize\(\(\*C\.char\)\(ptr\), )C\.long(?:long)?\(size\)\)",
+               r"\1C.Py_ssize_t(size))", (0, 1)),
+        "c": (GOPY_NAME + ".c", r"^(\s*#define MOD_INIT\(name\)) PyObject\* (PyInit_##name\(void\))$",
+              r"\1 PyMODINIT_FUNC \2", (1,)),
+    }[stage]
+    path = os.path.join(out, name)
+    with open(path) as f:
+        src, n = re.subn(pattern, repl, f.read(), flags=re.M)
+    if n not in counts:
+        sys.exit("error: the Windows fix of %s expected %s matches of %r, found %d" % (path, counts, pattern, n))
+    with open(path, "w") as f:
+        f.write(src)
 
 
 def _cuda_requested():
@@ -174,8 +230,7 @@ class GopyBuild(build_ext):
         build_dir = os.path.join(ROOT, "build")
         os.makedirs(build_dir, exist_ok=True)
         # One gopy build at a time per checkout: gopy writes into a fixed folder.
-        with open(os.path.join(build_dir, ".lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with _exclusive_lock(os.path.join(build_dir, ".lock")):
             self._build_locked(go, build_dir, ext)
 
     def _build_locked(self, go, build_dir, ext):
@@ -210,6 +265,14 @@ class GopyBuild(build_ext):
             # the loading process provides them (Python's, here). Not yet tried
             # on a Mac (#33).
             env["CGO_LDFLAGS"] = ("-Wl,-undefined,dynamic_lookup " + env.get("CGO_LDFLAGS", "")).strip()
+        elif os.name == "nt" and not _cross():
+            # A Windows DLL has no undefined symbols: the extension links python3XY.dll
+            # through the import library in the interpreter's libs folder (MinGW's
+            # linkers read MSVC's .lib). Not yet tried natively on Windows (#33); the
+            # cross build (packaging/build_wheels_windows.sh) passes its own.
+            libs = os.path.join(sys.base_prefix, "libs")
+            env["CGO_LDFLAGS"] = ('"-L%s" -lpython%d%d %s' % ((libs,) + sys.version_info[:2]
+                                                             + (env.get("CGO_LDFLAGS", ""),))).strip()
         _run(
             [os.path.join(tools, "gopy"), "gen", "-vm=" + sys.executable, "-output=" + out,
              "-name=" + GOPY_NAME, "-no-make=true", "./pybind"],
@@ -217,6 +280,9 @@ class GopyBuild(build_ext):
         )
         gofile = os.path.join(out, GOPY_NAME + ".go")
         _fix_cgo_flags(gofile)
+        windows = _target_windows()
+        if windows:
+            _fix_for_windows(out, "go")
         _run([os.path.join(tools, "goimports"), "-w", gofile], env, "goimports", cwd=out)
 
         # The steps of `gopy build`: a first c-shared build writes the C header of the
@@ -234,12 +300,17 @@ class GopyBuild(build_ext):
         # The extension's architecture (the tools above and gopy run on this machine).
         cross = _cross()
         target_env = dict(env, GOARCH=cross[0]) if cross else env
+        if cross and cross[3]:
+            target_env["GOOS"] = cross[3]
         _run(gobuild + ["-o", header_lib, "."], target_env, "go build of the cgo exports", cwd=out)
         os.remove(os.path.join(out, header_lib))
         _run([sys.executable, "build.py"], env, "pybindgen (gopy's build.py)", cwd=out)
+        if windows:
+            _fix_for_windows(out, "c")
         cenv = dict(target_env)
         # Python's headers come from the '#cgo CFLAGS' line gopy writes; no Python
-        # library is linked: its symbols stay undefined and the interpreter provides them.
+        # library is linked: its symbols stay undefined and the interpreter provides
+        # them (but for Windows, where CGO_LDFLAGS names python3XY.dll's import library).
         cenv["CGO_CFLAGS"] = "%s -fPIC -O2 %s" % (" ".join("-I" + d for d in _python_includes()),
                                                   env.get("CGO_CFLAGS", ""))
         cenv["CGO_LDFLAGS"] = env.get("CGO_LDFLAGS", "")

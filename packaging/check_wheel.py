@@ -1,4 +1,4 @@
-"""Check built wheels: manylinux tag, and what their shared libraries need.
+"""Check built wheels: platform tag, and what their shared libraries need.
 
     python packaging/check_wheel.py [--max-glibc 2.17] [--expect-cuda] dist/graphgram-*.whl
 
@@ -8,13 +8,19 @@ no RPATH/RUNPATH pointing outside the wheel, only libraries from the manylinux
 policy in NEEDED, and no glibc symbol version newer than --max-glibc; the wheel's
 file name must carry a manylinux tag no newer than that glibc. With --expect-cuda each
 wheel must ship graphgram/libggcuda.so, exporting its C API (ggc_*) and nothing else
-(the static C++ runtime inside must stay private). Prints one line per
-wheel and exits 1 if any check fails. Needs pyelftools (in build/wheeltools).
+(the static C++ runtime inside must stay private).
+
+A win_amd64 wheel (packaging/build_wheels_windows.sh) holds PE files instead: each
+must be built for x86-64, and import only DLLs of Windows itself and the python3XY.dll
+of its cpXY tag; its extension must be named .cpXY-win_amd64.pyd, import that DLL and
+export PyInit_<name>; no ELF file may be in it. Prints one line per wheel and exits 1
+if any check fails. Needs pyelftools (in build/wheeltools).
 """
 
 import argparse
 import io
 import re
+import struct
 import sys
 import zipfile
 
@@ -22,6 +28,8 @@ from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerNeedSection
 from elftools.elf.sections import SymbolTableSection
+
+import pe
 
 # The libraries manylinux2014 (and every later policy) lets a wheel link from the system.
 ALLOWED_NEEDED = {
@@ -92,11 +100,74 @@ def exported(data):
     return names
 
 
+# The DLLs a Windows extension may import besides the python3XY.dll of its version:
+# Windows' own (always present; the API sets api-ms-win-* are matched by prefix).
+# Nothing that comes with a compiler (a MinGW libgcc/libwinpthread, MSVC's
+# vcruntime140.dll) or any other package.
+WINDOWS_SYSTEM_DLLS = {
+    "kernel32.dll", "ntdll.dll", "user32.dll", "advapi32.dll", "ws2_32.dll", "winmm.dll",
+    "msvcrt.dll", "ucrtbase.dll", "bcrypt.dll", "shell32.dll", "ole32.dll", "oleaut32.dll",
+    "crypt32.dll", "secur32.dll", "iphlpapi.dll", "dnsapi.dll", "userenv.dll", "powrprof.dll",
+    "synchronization.dll", "version.dll", "shlwapi.dll", "dbghelp.dll",
+}
+
+
+def check_pe_wheel(path, cp):
+    """The problems of a win_amd64 wheel of CPython tag cp (cp313), and its summary."""
+    pydll = "python%s.dll" % cp[2:]
+    problems, summary, n_pe, n_ext = [], [], 0, 0
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            data = zf.read(info)
+            name = info.filename
+            if data[:4] == b"\x7fELF":
+                problems.append("%s is an ELF file, in a Windows wheel" % name)
+                continue
+            if data[:2] != b"MZ":
+                continue
+            n_pe += 1
+            try:
+                image = pe.PE(data)
+                imports = image.imports()
+                exports = [n for n, _ in image.exports()]
+            except (ValueError, IndexError, struct.error) as e:
+                problems.append("%s: unreadable PE file (%s)" % (name, e))
+                continue
+            if image.machine != "amd64":
+                problems.append("%s is built for %s, in a wheel for win_amd64" % (name, image.machine))
+            for dll in imports:
+                low = dll.lower()
+                if low in WINDOWS_SYSTEM_DLLS or low.startswith("api-ms-win-") or low == pydll:
+                    continue
+                if re.fullmatch(r"python3\d*\.dll", low):
+                    problems.append("%s imports %s, in a wheel for %s" % (name, dll, cp))
+                else:
+                    problems.append("%s imports %s, which is neither Windows' nor %s" % (name, dll, pydll))
+            base = name.rsplit("/", 1)[-1]
+            if base.endswith(".pyd"):
+                n_ext += 1
+                m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\.(cp\d+)-win_amd64\.pyd", base)
+                if not m or m.group(2) != cp:
+                    problems.append("%s: an extension of a %s win_amd64 wheel is named <name>.%s-win_amd64.pyd" % (name, cp, cp))
+                elif "PyInit_" + m.group(1) not in exports:
+                    problems.append("%s does not export PyInit_%s" % (name, m.group(1)))
+                if pydll not in [d.lower() for d in imports]:
+                    problems.append("%s does not import %s" % (name, pydll))
+            summary.append("%s %s imports=%s" % (base, image.machine, ",".join(imports)))
+    if n_ext == 0:
+        problems.append("%s: contains no compiled extension (.pyd)" % path)
+    return ["%s: %s" % (path, p) for p in problems], "; ".join(summary)
+
+
 def check_wheel(path, max_glibc, expect_cuda=False):
     problems = []
     m = re.search(r"-(cp\d+)-(cp\d+)-([^/]+)\.whl$", path)
     if not m:
         return ["%s: not a CPython-specific wheel name" % path], ""
+    if m.group(3) == "win_amd64":
+        if expect_cuda:
+            return ["%s: no CUDA library is built for Windows" % path], ""
+        return check_pe_wheel(path, m.group(1))
     tags = m.group(3).split(".")
     ok_tag = False
     arch = None
