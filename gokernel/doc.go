@@ -8,9 +8,13 @@
 //   - mgk: the marginalized graph kernel (Kashima et al., GraphDot's convention);
 //   - spkernel: the shortest-path kernel (Borgwardt and Kriegel; FCSP joins);
 //   - rwkernel: the random-walk kernel (geometric and exponential, exact);
+//   - wl: explicit feature maps (Weisfeiler–Lehman subtree and optimal
+//     assignment, vertex and edge histograms, hash features): sparse counts;
+//   - sparsegram: Gram matrices Φ_X Φ_Yᵀ of those sparse maps over a semiring;
 //   - octile, reorder: 8×8-tiled product mat-vecs and node reorderings for them;
 //   - vec: fused vector loops of the conjugate-gradient solver (AVX2 or portable);
 //   - tudataset: the TU benchmark data-set format;
+//   - cputime: the process's CPU time, for benchmarks and timing tests;
 //   - cmd/graphgram: a command that writes a Gram matrix as .npy;
 //   - cmd/tilestats: tile statistics of the reorderings on TU data sets.
 //

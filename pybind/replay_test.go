@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/graphgram/graphgram/gokernel/cputime"
 	"github.com/sbinet/npyio"
 )
 
@@ -180,7 +180,7 @@ func BenchmarkReplay(b *testing.B) {
 	for _, mode := range []string{"gram", "gram_grad", "column"} {
 		b.Run(mode, func(b *testing.B) {
 			pairs := n * (n + 1) / 2
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				var g, y uintptr
 				gl, yl, ol := 0, 0, len(out)
@@ -196,16 +196,7 @@ func BenchmarkReplay(b *testing.B) {
 			b.ReportMetric(float64(pairs)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 			// CPU time (all threads) beside the wall time: with GOMAXPROCS=1 it
 			// is the work done, less disturbed by other jobs on the machine.
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
-}
-
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

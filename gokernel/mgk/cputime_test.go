@@ -3,10 +3,10 @@ package mgk
 import (
 	"flag"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/graphgram/graphgram/gokernel/cputime"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/tudataset/tudatasettest"
 )
@@ -17,12 +17,6 @@ var (
 	cpuOnly  = flag.String("cpuonly", "", "run only this configuration, once (for instruction counts under valgrind)")
 	cpuGrad  = flag.Bool("cpugrad", false, "with -cpuonly: GramGrad instead of Gram")
 )
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // TestPairCPUTime measures the process CPU time (not wall time, which a
 // loaded machine makes meaningless) of solving MUTAG pairs with Jacobi and
@@ -54,26 +48,26 @@ func TestPairCPUTime(t *testing.T) {
 		a, c := newSide(g, nil, defaultPackMinEdges), newSide(h, nil, defaultPackMinEdges)
 		{
 			opt, _ := datasetOptions(gs, 0.01).resolve()
-			start := cpuTime()
+			start := cputime.Process()
 			for range 20 {
 				if err := ps.prepare(&a, &c, &opt); err != nil {
 					t.Fatal(err)
 				}
 			}
-			setup += cpuTime() - start
+			setup += cputime.Process() - start
 		}
 		for ci, cf := range cfgs {
 			opt := datasetOptions(gs, 0.01)
 			opt.Solver, opt.Tol = cf.opt.Solver, cf.opt.Tol
 			opt, _ = opt.resolve()
-			start := cpuTime()
+			start := cputime.Process()
 			for range 20 {
 				if err := ps.prepare(&a, &c, &opt); err != nil {
 					t.Fatal(err)
 				}
 				iters[ci] += ps.solvePrimal().iters
 			}
-			total[ci] += cpuTime() - start
+			total[ci] += cputime.Process() - start
 		}
 	}
 	t.Logf("set-up alone (SGS): cpu %v", setup)
@@ -122,7 +116,7 @@ func TestGramGradCPUTime(t *testing.T) {
 				c.set(&opt)
 				out := make([]float64, n*n)
 				g := make([]float64, n*n*NumParams(opt))
-				start := cpuTime()
+				start := cputime.Process()
 				if grad {
 					_, err = GramGrad(gs, nil, nil, nil, true, opt, out, g, nil)
 				} else {
@@ -131,7 +125,7 @@ func TestGramGradCPUTime(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if el := cpuTime() - start; best[ci] == 0 || el < best[ci] {
+				if el := cputime.Process() - start; best[ci] == 0 || el < best[ci] {
 					best[ci] = el
 				}
 			}
