@@ -10,7 +10,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test wheels-aarch64 wheels-windows test-go-arm64 cuda test-cuda-host test-cuda-emu
+.PHONY: demo test test-go test-fuzz test-python venv install install-test dev wheels wheels-build wheels-test sdist-test wheels-aarch64 wheels-windows wheels-all check-darwin test-go-arm64 cuda test-cuda-host test-cuda-emu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,13 @@ sdist-test:
 # says what it needs); AARCH64_PYTHONS="3.11" for one.
 wheels-aarch64:
 	AARCH64_PYTHONS="$(AARCH64_PYTHONS)" AARCH64_TESTS="$(AARCH64_TESTS)" bash packaging/build_wheels_aarch64.sh
+
+# Every wheel (x86-64 Linux, aarch64 Linux, Windows) and the sdist, each tested; and the
+# macOS compile check (packaging/check_darwin.sh: no Mac here, so no macOS wheel).
+wheels-all: wheels wheels-aarch64 wheels-windows check-darwin
+
+check-darwin:
+	bash packaging/check_darwin.sh
 
 # The Go core's tests compiled for linux/arm64 and run under qemu-user (packaging/test_go_arm64.sh).
 test-go-arm64:

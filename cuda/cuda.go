@@ -40,7 +40,7 @@ const Float32MinTol = 1e-6
 
 var (
 	// ErrNotBuilt: this binary was built without the cuda build tag.
-	ErrNotBuilt = errors.New("graphgram was built without CUDA (the wheels have it; from source, build with GRAPHGRAM_CUDA=1: Go build tag cuda)")
+	ErrNotBuilt = errors.New("graphgram was built without CUDA (only the x86-64 Linux wheels have it, not the aarch64 or Windows ones; from source on Linux, build with GRAPHGRAM_CUDA=1: Go build tag cuda)")
 	// ErrNoLibrary: libggcuda.so could not be opened.
 	ErrNoLibrary = errors.New("graphgram's CUDA library could not be loaded")
 	// ErrNoDevice: the library loaded but no usable CUDA device (no driver,
