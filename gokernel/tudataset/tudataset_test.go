@@ -71,6 +71,34 @@ func TestLoadSmall(t *testing.T) {
 	}
 }
 
+func TestLabelsOnly(t *testing.T) {
+	ds, err := Load(writeSet(t, small()), "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := ds.LabelsOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range [][]float64{{0, 1, 0}, {2, 2, 1}} {
+		g, full := gs[k], ds.Graphs[k]
+		if g.NodeCols != 1 || !slices.Equal(g.NodeFeat, want) || g.EdgeCols != 1 || !slices.Equal(g.EdgeFeat, full.EdgeFeat) ||
+			!slices.Equal(g.EdgeU, full.EdgeU) || !slices.Equal(g.EdgeV, full.EdgeV) || !slices.Equal(g.Weight, full.Weight) {
+			t.Errorf("graph %d: node features %v (%d cols), edge features %v", k, g.NodeFeat, g.NodeCols, g.EdgeFeat)
+		}
+	}
+	// A set without labels keeps no feature columns.
+	files := small()
+	delete(files, "node_labels")
+	delete(files, "edge_labels")
+	if ds, err = Load(writeSet(t, files), "T"); err != nil {
+		t.Fatal(err)
+	}
+	if gs, err = ds.LabelsOnly(); err != nil || gs[0].NodeCols != 0 || gs[0].EdgeCols != 0 {
+		t.Errorf("unlabeled: %v, %d node and %d edge columns", err, gs[0].NodeCols, gs[0].EdgeCols)
+	}
+}
+
 func TestLoadMinimal(t *testing.T) {
 	// Only the required files, an edge listed once, a self-loop, trailing blank line.
 	ds, err := Load(writeSet(t, map[string]string{

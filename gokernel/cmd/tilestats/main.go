@@ -71,12 +71,12 @@ func main() {
 			fmt.Fprintf(os.Stderr, "tilestats: skipping %s: %v\n", name, err)
 			continue
 		}
-		gs, err := octiletest.ReadTU(*data, name)
+		ds, err := tudataset.Load(filepath.Join(*data, name), name)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "tilestats:", err)
 			os.Exit(1)
 		}
-		rows = append(rows, census(name, gs))
+		rows = append(rows, census(name, ds.Graphs))
 	}
 	if *synth > 0 {
 		nws := make([]*graph.Graph, *synth)

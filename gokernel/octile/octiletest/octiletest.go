@@ -10,13 +10,8 @@
 package octiletest
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/tudataset"
@@ -209,155 +204,13 @@ func WithEdgeFeatures(g *graph.Graph, labels int, seed uint64) *graph.Graph {
 	return h
 }
 
-// ReadShared reads the data set name from tudataset.Dir, the shared data sets
-// (the error wraps fs.ErrNotExist when they are absent).
+// ReadShared reads the data set name from the shared data sets (tudataset.Open:
+// the error wraps fs.ErrNotExist when they are absent), with labels only
+// (tudataset.Dataset.LabelsOnly).
 func ReadShared(name string) ([]*graph.Graph, error) {
-	dir, err := tudataset.Dir()
+	ds, err := tudataset.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	return ReadTU(dir, name)
-}
-
-// ReadTU reads data set name from dir/name in the TU format: name_A.txt (one
-// "i, j" line per directed edge, 1-based global node ids, each undirected edge
-// in both directions), name_graph_indicator.txt (the 1-based graph of each
-// node), and optionally name_node_labels.txt and name_edge_labels.txt (one
-// integer per node, per line of name_A.txt). Each undirected edge is kept once,
-// from its first line; labels become feature column 0 of nodes and edges.
-// Weights are 1.
-func ReadTU(dir, name string) ([]*graph.Graph, error) {
-	base := filepath.Join(dir, name, name)
-	ind, err := readInts(base+"_graph_indicator.txt", 1)
-	if err != nil {
-		return nil, err
-	}
-	adj, err := readInts(base+"_A.txt", 2)
-	if err != nil {
-		return nil, err
-	}
-	nodeLab, err := readOptional(base+"_node_labels.txt", len(ind))
-	if err != nil {
-		return nil, err
-	}
-	edgeLab, err := readOptional(base+"_edge_labels.txt", len(adj)/2)
-	if err != nil {
-		return nil, err
-	}
-	ng := 0
-	for _, g := range ind {
-		ng = max(ng, int(g))
-	}
-	first := make([]int, ng+2) // first[g] = first global node (0-based) of graph g (1-based)
-	for i := range first {
-		first[i] = -1
-	}
-	for i := len(ind) - 1; i >= 0; i-- {
-		first[ind[i]] = i
-	}
-	type acc struct {
-		edges []int64
-		ef    []float64
-		seen  map[[2]int64]bool
-	}
-	accs := make([]acc, ng+1)
-	for l := 0; l < len(adj)/2; l++ {
-		u, v := adj[2*l]-1, adj[2*l+1]-1
-		if u < 0 || v < 0 || int(u) >= len(ind) || int(v) >= len(ind) || ind[u] != ind[v] {
-			return nil, fmt.Errorf("%s_A.txt line %d: edge %d, %d outside the nodes or across graphs", name, l+1, u+1, v+1)
-		}
-		gi := ind[u]
-		a := &accs[gi]
-		if a.seen == nil {
-			a.seen = make(map[[2]int64]bool)
-		}
-		k := [2]int64{min(u, v), max(u, v)}
-		if a.seen[k] {
-			continue
-		}
-		a.seen[k] = true
-		off := int64(first[gi])
-		a.edges = append(a.edges, u-off, v-off)
-		if edgeLab != nil {
-			a.ef = append(a.ef, float64(edgeLab[l]))
-		}
-	}
-	gs := make([]*graph.Graph, 0, ng)
-	for gi := 1; gi <= ng; gi++ {
-		if first[gi] < 0 {
-			return nil, fmt.Errorf("%s: graph %d has no nodes", name, gi)
-		}
-		n := 0
-		for i := first[gi]; i < len(ind) && int(ind[i]) == gi; i++ {
-			n++
-		}
-		var nf []float64
-		nc := 0
-		if nodeLab != nil {
-			nc = 1
-			for i := 0; i < n; i++ {
-				nf = append(nf, float64(nodeLab[first[gi]+i]))
-			}
-		}
-		ec := 0
-		if edgeLab != nil {
-			ec = 1
-		}
-		a := accs[gi]
-		w := make([]float64, len(a.edges)/2)
-		for i := range w {
-			w[i] = 1
-		}
-		g, err := graph.New(n, a.edges, w, nf, nc, a.ef, ec)
-		if err != nil {
-			return nil, fmt.Errorf("%s graph %d: %w", name, gi, err)
-		}
-		gs = append(gs, g)
-	}
-	return gs, nil
-}
-
-func readOptional(path string, want int) ([]int64, error) {
-	if _, err := os.Stat(path); os.IsNotExist(err) {
-		return nil, nil
-	}
-	v, err := readInts(path, 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(v) != want {
-		return nil, fmt.Errorf("%s: %d values, want %d", path, len(v), want)
-	}
-	return v, nil
-}
-
-// readInts reads a file of lines of per integers separated by commas or spaces.
-func readInts(path string, per int) ([]int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []int64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		fields := strings.FieldsFunc(sc.Text(), func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-		if len(fields) == 0 {
-			continue
-		}
-		if len(fields) != per {
-			return nil, fmt.Errorf("%s line %d: %d fields, want %d", path, line, len(fields), per)
-		}
-		for _, s := range fields {
-			x, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s line %d: %w", path, line, err)
-			}
-			out = append(out, x)
-		}
-	}
-	return out, sc.Err()
+	return ds.LabelsOnly()
 }
