@@ -40,18 +40,6 @@ func BenchmarkGram(b *testing.B) {
 	}
 }
 
-// BenchmarkOrder compares the row orders (the measurement behind
-// defaultOrder).
-func BenchmarkOrder(b *testing.B) {
-	for dn, X := range benchData(b) {
-		for sn, s := range semirings {
-			for on, o := range map[string]RowOrder{"keep": KeepOrder, "minhash": MinHashOrder} {
-				b.Run(dn+"/"+sn+"/"+on, func(b *testing.B) { benchGram(b, X, Options{Semiring: s, Order: o}) })
-			}
-		}
-	}
-}
-
 // BenchmarkPanelWidth forces the panel width (densityCut's numbers were
 // taken the same way, the widths interleaved to share the load changes).
 func BenchmarkPanelWidth(b *testing.B) {

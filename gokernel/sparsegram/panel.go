@@ -31,14 +31,14 @@ type panel struct {
 	kern   tileKernel
 }
 
-// packA packs rows of f (in the order rows lists them) into slivers of mr;
-// col maps a column to its panel index or -1.
-func packA(f *Features, rows []int32, col []int32, F int) []float32 {
-	ns := (len(rows) + mr - 1) / mr
+// packA packs the rows of f into slivers of mr; col maps a column to its panel
+// index or -1.
+func packA(f *Features, col []int32, F int) []float32 {
+	ns := (f.Rows() + mr - 1) / mr
 	ap := make([]float32, ns*F*mr)
-	for i, r := range rows {
+	for i := range f.Rows() {
 		s := ap[(i/mr)*F*mr:]
-		for k := f.Ptr[r]; k < f.Ptr[r+1]; k++ {
+		for k := f.Ptr[i]; k < f.Ptr[i+1]; k++ {
 			if p := col[f.Col[k]]; p >= 0 {
 				s[int(p)*mr+i%mr] = float32(f.Val[k])
 			}
@@ -47,13 +47,13 @@ func packA(f *Features, rows []int32, col []int32, F int) []float32 {
 	return ap
 }
 
-// packB packs rows of f into micro-panels of nr.
-func packB(f *Features, rows []int32, col []int32, F, nr int) []float32 {
-	np := (len(rows) + nr - 1) / nr
+// packB packs the rows of f into micro-panels of nr.
+func packB(f *Features, col []int32, F, nr int) []float32 {
+	np := (f.Rows() + nr - 1) / nr
 	bp := make([]float32, np*F*nr)
-	for j, r := range rows {
+	for j := range f.Rows() {
 		s := bp[(j/nr)*F*nr:]
-		for k := f.Ptr[r]; k < f.Ptr[r+1]; k++ {
+		for k := f.Ptr[j]; k < f.Ptr[j+1]; k++ {
 			if p := col[f.Col[k]]; p >= 0 {
 				s[int(p)*nr+j%nr] = float32(f.Val[k])
 			}

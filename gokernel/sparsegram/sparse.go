@@ -5,13 +5,12 @@ package sparsegram
 // row j of Y holding f. The output row, 8·ny bytes (33 KB for NCI1), stays in
 // the first- or second-level cache while all of row i's lists scatter into it,
 // and every list is read sequentially. For symmetric Gram matrices each list
-// is read from row i's own entry on, which is the upper triangle in the
-// processing order.
+// is read from row i's own entry on, which is the upper triangle.
 
-// scatter holds the sparse part: for the t-th sparse nonzero of processing
-// row i (t in ptr[i]:ptr[i+1]) with count val[t], the inverted-index entries
-// index[from[t]:to[t]] hold the output columns (rows of Y, in the caller's
-// order) and the counts it meets.
+// scatter holds the sparse part: for the t-th sparse nonzero of row i (t in
+// ptr[i]:ptr[i+1]) with count val[t], the inverted-index entries
+// index[from[t]:to[t]] hold the output columns (rows of Y) and the counts it
+// meets.
 type scatter struct {
 	ptr      []int32
 	val      []uint32
@@ -27,10 +26,10 @@ type entry struct {
 	v uint32
 }
 
-// buildScatter builds the sparse part of X (rows in the order xrows) against Y
-// (rows in the order yrows) over the columns where panelCol is -1. With
-// symmetric (Y == X, yrows == xrows) each nonzero's list starts at its own entry.
-func buildScatter(X, Y *Features, xrows, yrows []int32, panelCol []int32, symmetric bool) scatter {
+// buildScatter builds the sparse part of X against Y over the columns where
+// panelCol is -1. With symmetric (Y == X) each nonzero's list starts at its own
+// entry.
+func buildScatter(X, Y *Features, panelCol []int32, symmetric bool) scatter {
 	nc := X.NumCols
 	colPtr := make([]int32, nc+1)
 	for _, c := range Y.Col {
@@ -53,14 +52,14 @@ func buildScatter(X, Y *Features, xrows, yrows []int32, panelCol []int32, symmet
 			}
 		}
 	}
-	sc.ptr = make([]int32, 1, len(xrows)+1)
+	sc.ptr = make([]int32, 1, X.Rows()+1)
 	sc.val, sc.from, sc.to = make([]uint32, 0, m), make([]int32, 0, m), make([]int32, 0, m)
 	// Shifted by one, colPtr[c+1] holds column c's start and serves as its
 	// fill position; filling advances it to the column's end, which is
 	// column c+1's start, so that colPtr is the column pointer again.
 	copy(colPtr[1:], colPtr[:nc])
 	fill := colPtr[1:]
-	for _, r := range yrows {
+	for r := range int32(Y.Rows()) {
 		for k := Y.Ptr[r]; k < Y.Ptr[r+1]; k++ {
 			c := Y.Col[k]
 			if panelCol[c] >= 0 {
@@ -70,7 +69,7 @@ func buildScatter(X, Y *Features, xrows, yrows []int32, panelCol []int32, symmet
 			fill[c]++
 			sc.index[e] = entry{r, Y.Val[k]}
 			if symmetric {
-				// Processing row r's list for c starts at its own entry and
+				// Row r's list for c starts at its own entry and
 				// runs to the column's end, known once all are counted.
 				sc.val = append(sc.val, Y.Val[k])
 				sc.from = append(sc.from, e)
@@ -87,7 +86,7 @@ func buildScatter(X, Y *Features, xrows, yrows []int32, panelCol []int32, symmet
 		}
 		return sc
 	}
-	for _, r := range xrows {
+	for r := range X.Rows() {
 		for k := X.Ptr[r]; k < X.Ptr[r+1]; k++ {
 			c := X.Col[k]
 			if panelCol[c] >= 0 {
@@ -104,7 +103,7 @@ func buildScatter(X, Y *Features, xrows, yrows []int32, panelCol []int32, symmet
 	return sc
 }
 
-// addRow adds the sparse part of processing row i into orow (a row of out).
+// addRow adds the sparse part of row i into orow (row i of out).
 func (sc *scatter) addRow(i int, orow []float64, s Semiring) {
 	for t := sc.ptr[i]; t < sc.ptr[i+1]; t++ {
 		list := sc.index[sc.from[t]:sc.to[t]]

@@ -85,10 +85,6 @@ type Options struct {
 	// Control stops the computation and reports progress in rows of the
 	// result; nil for none.
 	Control *schedule.Control
-	// Order is the order in which rows are processed; the result is always
-	// in the caller's order. The zero value, DefaultOrder, is KeepOrder: on
-	// NCI1-like WL features MinHashOrder measured no faster (see defaultOrder).
-	Order RowOrder
 }
 
 // Gram writes K(X, Y) to out, row-major len(X)×len(Y). With symmetric, Y is
