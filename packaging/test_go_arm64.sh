@@ -16,6 +16,8 @@ OUT=$ROOT/build/arm64-gotests
 command -v qemu-aarch64-static >/dev/null || { echo "test_go_arm64: needs qemu-aarch64-static (apt-get install qemu-user-static)" >&2; exit 1; }
 rm -rf "$OUT" && mkdir -p "$OUT"
 export GOARCH=arm64 GOEXPERIMENT=simd CGO_ENABLED=0
+# The emulated CPU, as for the aarch64 wheels (build_wheels_aarch64.sh says why).
+export QEMU_CPU=${QEMU_CPU:-neoverse-n1}
 pkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./gokernel/... ./pybind/)
 for dir in $pkgs; do
     rel=${dir#"$ROOT"/}
