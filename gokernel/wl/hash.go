@@ -14,7 +14,7 @@ import (
 type HashOptions struct {
 	// WL configures the Weisfeiler–Lehman refinement run on every hashed
 	// labelling; its NodeLabelCol (≥ 0) joins the hash as a discrete label, -1
-	// for none. Start must be nil.
+	// for none.
 	WL Options
 	// AttrCol and AttrWidth locate the continuous attribute vector of each
 	// node in the node feature rows.
@@ -49,8 +49,6 @@ func HashFeatures(graphs []*graph.Graph, opt HashOptions) (*sparsegram.Features,
 		return nil, fmt.Errorf("%d offsets for %d×%d projections", len(opt.Offsets), opt.Hashes, opt.PerHash)
 	case !(opt.BinWidth > 0) || math.IsInf(opt.BinWidth, 0):
 		return nil, fmt.Errorf("bin width must be a positive finite number, got %v", opt.BinWidth)
-	case opt.WL.Start != nil:
-		return nil, fmt.Errorf("HashOptions.WL.Start must be nil")
 	}
 	nodes := 0
 	for g, gr := range graphs {
@@ -86,7 +84,7 @@ func HashFeatures(graphs []*graph.Graph, opt HashOptions) (*sparsegram.Features,
 			}
 		}
 		wlOpt := opt.WL
-		wlOpt.Start = tupleLabels(key, nodes)
+		wlOpt.start = tupleLabels(key, nodes)
 		var err error
 		if parts[t], err = Features(graphs, wlOpt); err != nil {
 			return nil, err

@@ -33,9 +33,9 @@ type Options struct {
 	// starts from the node degrees (number of incident edges, a self-loop
 	// counted once).
 	NodeLabelCol int
-	// Start, when not nil, holds the round-0 label of every node of the call,
-	// graph after graph, instead of NodeLabelCol (HashFeatures uses it).
-	Start []float64
+	// start, when not nil, holds the round-0 label of every node of the call,
+	// graph after graph, instead of NodeLabelCol: HashFeatures' hashed labels.
+	start []float64
 	// EdgeLabelCol, when ≥ 0, is the edge feature column holding the edge
 	// label: a node's new label then refines by the multiset of (edge label,
 	// neighbour label) pairs instead of the multiset of neighbour labels.
@@ -60,7 +60,7 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 	if opt.Iterations < 0 || opt.Iterations > MaxIterations {
 		return nil, fmt.Errorf("iterations must be in [0, %d], got %d", MaxIterations, opt.Iterations)
 	}
-	if opt.Start != nil {
+	if opt.start != nil {
 		opt.NodeLabelCol = -1 // not read
 	}
 	if err := checkColumns(graphs, opt); err != nil {
@@ -72,11 +72,11 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 	}
 	rounds := make([][]int32, opt.Iterations+1)
 	var n int32
-	if opt.Start != nil {
-		if len(opt.Start) != start[len(graphs)] {
-			return nil, fmt.Errorf("%d start labels for %d nodes", len(opt.Start), start[len(graphs)])
+	if opt.start != nil {
+		if len(opt.start) != start[len(graphs)] {
+			return nil, fmt.Errorf("%d start labels for %d nodes", len(opt.start), start[len(graphs)])
 		}
-		rounds[0], n = compress(opt.Start)
+		rounds[0], n = compress(opt.start)
 	} else {
 		rounds[0], n = initialLabels(graphs, start, opt.NodeLabelCol)
 	}

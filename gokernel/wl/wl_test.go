@@ -260,7 +260,7 @@ func TestHashFeatures(t *testing.T) {
 	for _, gr := range gs {
 		constant = append(constant, make([]float64, gr.N)...)
 	}
-	want, err := Features(gs, Options{Iterations: 2, EdgeLabelCol: -1, Start: constant})
+	want, err := Features(gs, Options{Iterations: 2, EdgeLabelCol: -1, start: constant})
 	if err != nil {
 		t.Fatal(err)
 	}
