@@ -3,8 +3,10 @@ package pybind
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 
+	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 )
 
@@ -152,4 +154,45 @@ func BaseKernel(spec string, x uintptr, xLen int, y uintptr, yLen int, out uintp
 		o[1+c] = grad[i]
 	}
 	return nil
+}
+
+// checkIndex checks that order, the gradient column of each hyperparameter in
+// the order Go computes them, is a permutation of 0..declared-1 and that Go
+// found as many hyperparameters as Python declared. A mismatch is a bug in one
+// of the two halves, so it is a RuntimeError, raised before any gradient is written.
+func checkIndex(order []int, declared, found int) error {
+	fail := func(format string, args ...any) error {
+		return &pyError{runtimeError, fmt.Errorf("gradient layout: "+format, args...)}
+	}
+	if declared != found || len(order) != found {
+		return fail("Python declares %d hyperparameters, the Go core finds %d", declared, found)
+	}
+	seen := make([]bool, found)
+	for k, i := range order {
+		if i < 0 || i >= found || seen[i] {
+			return fail("hyperparameter %d has gradient column %d, which is missing, out of range or repeated", k, i)
+		}
+		seen[i] = true
+	}
+	return nil
+}
+
+// graphKernel runs a kernel package's Gram or Diag, which share one contract:
+// Gram(X, Y, symmetric, opt, out) and Diag(X, opt, out), out of exactly the
+// result's size.
+func graphKernel[O any](mode string, r *request, b buffers,
+	gram func(X, Y []*graph.Graph, symmetric bool, opt O, out []float64) error,
+	diag func(X []*graph.Graph, opt O, out []float64) error, opt O) error {
+	nx, ny := len(r.x.graphs), len(r.y.graphs)
+	out, err := output[float64](b.out, b.outLen, pairCount(mode, nx, ny), "out")
+	if err != nil {
+		return err
+	}
+	switch mode {
+	case "gram":
+		return gram(r.x.graphs, r.y.graphs, r.symmetric, opt, out)
+	case "diag":
+		return diag(r.x.graphs, opt, out)
+	}
+	return inputError("mode %q is only available for the marginalized kernel", mode)
 }

@@ -168,27 +168,6 @@ func run(mode string, opt mgk.Options, r *request, o outputs) ([]mgk.Unconverged
 	return mgk.Nodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, o.out)
 }
 
-// checkIndex checks that order, the gradient column of each hyperparameter in
-// the order Go computes them, is a permutation of 0..declared-1 and that Go
-// found as many hyperparameters as Python declared. A mismatch is a bug in one
-// of the two halves, so it is a RuntimeError, raised before any gradient is written.
-func checkIndex(order []int, declared, found int) error {
-	fail := func(format string, args ...any) error {
-		return &pyError{runtimeError, fmt.Errorf("gradient layout: "+format, args...)}
-	}
-	if declared != found || len(order) != found {
-		return fail("Python declares %d hyperparameters, the Go core finds %d", declared, found)
-	}
-	seen := make([]bool, found)
-	for k, i := range order {
-		if i < 0 || i >= found || seen[i] {
-			return fail("hyperparameter %d has gradient column %d, which is missing, out of range or repeated", k, i)
-		}
-		seen[i] = true
-	}
-	return nil
-}
-
 // reorder moves each gradient row of G from Go's hyperparameter order to the
 // columns order gives.
 func reorder(G []float64, order []int) {
