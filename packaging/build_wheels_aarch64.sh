@@ -35,9 +35,6 @@ export QEMU_CPU=${QEMU_CPU:-neoverse-n1}
 say() { printf '== %s\n' "$*"; }
 die() { printf 'build_wheels_aarch64: error: %s\n' "$*" >&2; exit 1; }
 
-say() { printf '== %s\n' "$*"; }
-die() { printf 'build_wheels_aarch64: error: %s\n' "$*" >&2; exit 1; }
-
 command -v qemu-aarch64-static >/dev/null || die "needs qemu-aarch64-static (apt-get install qemu-user-static)"
 command -v go >/dev/null || die "needs the Go toolchain on PATH"
 [ -x "$TOOLS/bin/python" ] || die "needs the wheel tools of packaging/build_wheels.sh in $TOOLS (make wheels-build once)"
