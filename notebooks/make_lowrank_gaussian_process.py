@@ -133,7 +133,7 @@ cells.append(md("""The outputs stored here are the full run of 2026-11-25 (all m
 running, load average below 2.2; 741 s for the whole notebook): ESOL 902 training molecules, m = 200, 141 s,
 51 evaluations, test MAE 0.558 (training mean: 1.466); QM7 5,467 training molecules, m = 300, 573 s,
 70 evaluations, test MAE 95.2 kcal/mol (training mean: 176.9). How they compare with the exact GP and a
-fingerprint GP: benchmarks/README.md ("Low-rank Gaussian processes")."""))
+fingerprint GP: benchmarks/log/lowrank_gp_issue21.md ("Low-rank Gaussian processes")."""))
 nb.cells = cells
 nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
 nbf.write(nb, str(Path(__file__).resolve().parent / "lowrank_gaussian_process.ipynb"))

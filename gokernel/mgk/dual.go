@@ -22,7 +22,7 @@ import (
 // solves, run in lockstep on the two-column sweeps (sgs2.go), stop when the
 // product of their relative preconditioned residuals reaches τ: each near
 // √τ, which CG reaches in about 0.6 of the iterations that one solve to the
-// same accuracy takes (benchmarks/README.md).
+// same accuracy takes (benchmarks/log/gradients_issue21.md).
 //
 // In SGS's split coordinates (sgs.go), Â = E⁻¹ A E⁻ᵀ, x = E⁻ᵀ x̂, ĉ = E⁻¹ c
 // and r̂ = E⁻¹ r, the corrected value is
@@ -37,8 +37,9 @@ import (
 // two solves' relative residuals at which dualValue stops. The largest
 // relative error of K came to 0.9–1.4 τ on the MUTAG, ENZYMES, NCI1 and
 // PROTEINS Grams at q = 0.01 and 0.001 (TestCalibrateAccuracy) and on
-// replayed molecule Grams at q = 0.01 to 0.5 (benchmarks/README.md), so 0.25
-// keeps it below 0.37 × the accuracy, near one solve's 0.1–0.26 ×.
+// replayed molecule Grams at q = 0.01 to 0.5
+// (benchmarks/log/gradients_issue21.md), so 0.25 keeps it below 0.37 × the
+// accuracy, near one solve's 0.1–0.26 ×.
 const dualTolPerAccuracy = 0.25
 
 // dualValues reports whether Gram and Diag take their values from dualValue

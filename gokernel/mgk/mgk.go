@@ -156,7 +156,7 @@ const (
 	// (the two are the same value in exact arithmetic only), so no call
 	// skips the refinement: about 25 µs per QM7 molecule, spread over the
 	// cores, which repays itself on a full Gram matrix and costs a column
-	// K(X, {z}) or a diagonal some of its time (benchmarks/README.md).
+	// K(X, {z}) or a diagonal some of its time (benchmarks/log/lowrank_gp_issue21.md).
 	QuotientAuto Quotient = iota
 	// QuotientOff solves every pair on the graphs as given.
 	QuotientOff

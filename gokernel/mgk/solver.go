@@ -684,9 +684,9 @@ func sum4(x []float64) float64 {
 }
 
 // Residual tolerances per unit of Options.Accuracy, measured on the full
-// MUTAG, NCI1 and ENZYMES Gram matrices (benchmarks/README.md): the largest
-// relative error of K over all pairs stayed below a quarter of the accuracy
-// asked for.
+// MUTAG, NCI1 and ENZYMES Gram matrices
+// (benchmarks/log/mgk_solver_issue10.md): the largest relative error of K
+// over all pairs stayed below a quarter of the accuracy asked for.
 const (
 	jacobiTolPerAccuracy = 0.1
 	sgsTolPerAccuracy    = 1.0

@@ -83,7 +83,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
         of its linear system to this relative error. ``None`` means 1e-9; ask for
         less (e.g. 1e-6 for screening, faster) or more (down to about 1e-13).
         The solver derives its stopping tolerance from it (calibrated on MUTAG,
-        ENZYMES and NCI1; see benchmarks/README.md).
+        ENZYMES and NCI1; see benchmarks/log/gradients_issue21.md).
     tol : float, default=None
         Expert setting: the relative residual at which each conjugate-gradient
         solve stops, overriding what ``accuracy`` implies; each value then

@@ -28,7 +28,7 @@ def molecular_kernel(bonds="order", q=0.1, h=0.5, normalize=0.5, features="rich"
     The defaults — h = 0.5, q = 0.1, size exponent 0.5 — had the lowest
     cross-validated error of KernelRidge among the candidates tried on ESOL,
     FreeSolv and QM7 (``benchmarks/bench_molecules.py``; results and sizes in
-    ``benchmarks/README.md``), and beat a Tanimoto kernel on Morgan fingerprints
+    ``benchmarks/log/molecular_regression.md``), and beat a Tanimoto kernel on Morgan fingerprints
     on all three. They are starting values: in a Gaussian process scikit-learn's
     optimizer tunes q and every h within its bounds, [0.05, 0.95] by default,
     which keeps an attribute from being ignored (h → 1) or made a hard filter
