@@ -1,4 +1,10 @@
-"""The low-rank graph kernel: Nyström (subset of regressors) or FITC by m inducing graphs."""
+"""The low-rank graph kernel: Nyström (subset of regressors) or FITC by m inducing graphs.
+
+It calls the graph kernel it wraps through the internal API graphgram's modules
+share, :class:`graphgram.kernels._base.GraphKernelInternals`, and scikit-learn's
+public kernel interface. :class:`~graphgram.gaussian_process.LowRankGaussianProcessRegressor`
+calls its ``_prepare``, ``_terms``, ``_block`` and ``_kernel_diag``.
+"""
 
 import dataclasses
 import numbers
