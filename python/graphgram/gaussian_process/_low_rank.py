@@ -18,7 +18,7 @@ from sklearn.exceptions import NotFittedError
 from .. import _backend
 from .._backend import as_graph_list
 from ..kernels._base import GraphKernelBase
-from . import _inducing
+from ._inducing import METHODS, choose as choose_inducing
 from ._graph_kernel import GraphKernel
 
 __all__ = ["LowRankGraphKernel", "LowRankTerms", "project"]
@@ -220,9 +220,8 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         if isinstance(m, numbers.Integral) and not isinstance(m, bool):
             if m < 1:
                 raise ValueError("inducing must be a positive number of graphs or a list of graphs, got %r" % (m,))
-            if self.method not in _inducing.METHODS:
-                raise ValueError("method must be one of %s, got %r"
-                                 % (", ".join(map(repr, _inducing.METHODS)), self.method))
+            if self.method not in METHODS:
+                raise ValueError("method must be one of %s, got %r" % (", ".join(map(repr, METHODS)), self.method))
         elif isinstance(m, (bool, numbers.Number, str, bytes)) or not hasattr(m, "__len__"):
             raise TypeError("inducing must be a number of graphs or a list of graphs, got %r" % (m,))
         for name in ("fitc", "dask"):
@@ -267,7 +266,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         if m > n:
             raise ValueError("inducing=%d graphs to choose from %d: m must be at most the number of graphs "
                              "(n = %d); use fewer inducing graphs, or the exact kernel" % (m, n, n))
-        idx = _inducing.choose(self.kernel, X, m, self.method, self.random_state)
+        idx = choose_inducing(self.kernel, X, m, self.method, self.random_state)
         self.inducing_indices_ = idx
         self.inducing_graphs_ = [X[i] for i in idx]
         return self.inducing_graphs_
