@@ -34,6 +34,10 @@ result stays exact. Progress is Dask's (its dashboard, or
 ``distributed.progress`` on the futures); kernels' own progress bars are
 switched off inside tasks.
 
+Tasks call the kernel only through the internal API graphgram's modules share,
+:class:`graphgram.kernels._base.GraphKernelInternals` (``_compute``,
+``_raw_diag``, ``_check_params``).
+
 Dask is imported only when this module's functions run: graphgram works
 without it. Install with ``pip install graphgram[distributed]``.
 """
@@ -46,7 +50,7 @@ import pickle
 import numpy as np
 
 from ._backend import _available_memory, as_graph_list
-from .kernels._base import cosine_normalize, normalize_exponent, normalize_symmetric
+from .kernels._base import GraphKernelInternals, cosine_normalize, normalize_exponent, normalize_symmetric
 
 __all__ = ["gram", "choose_block_size"]
 
@@ -267,7 +271,7 @@ def gram(kernel, X, Y=None, client=None, block_size=None, out=None):
     distributed = _import_distributed()
     if client is None:
         client = distributed.get_client()
-    if getattr(kernel, "_kernel", None) is None or not hasattr(kernel, "_compute"):
+    if not isinstance(kernel, GraphKernelInternals) or kernel._kernel is None:
         raise TypeError("kernel must be a graphgram graph kernel, got %s" % type(kernel).__name__)
     kernel._check_params()
     X = as_graph_list(X, "X")

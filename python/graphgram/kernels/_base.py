@@ -2,6 +2,7 @@
 
 import numbers
 import re
+import typing
 import warnings
 
 import numpy as np
@@ -13,8 +14,8 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _backend
 from .._backend import as_graph_list
 
-__all__ = ["GraphKernelBase", "as_graph_list", "cosine_normalize", "normalize_exponent", "normalize_symmetric",
-           "normalized_diag"]
+__all__ = ["GraphKernelBase", "GraphKernelInternals", "as_graph_list", "cosine_normalize", "normalize_exponent",
+           "normalize_symmetric", "normalized_diag"]
 
 
 def normalize_exponent(normalize):
@@ -118,6 +119,65 @@ def document_execution(float32):
     return fill
 
 
+@typing.runtime_checkable
+class GraphKernelInternals(typing.Protocol):
+    """The internal API of a graph kernel: what graphgram's own modules call on one.
+
+    :mod:`graphgram.distributed` (blocks of a Gram matrix as Dask tasks) and
+    :mod:`graphgram.gaussian_process` (the low-rank kernel and the choice of its
+    inducing graphs) call a graph kernel through these members and, besides
+    them, only scikit-learn's public kernel interface (``diag``, ``theta``,
+    ``bounds``, ``hyperparameters``, ``n_dims``, ``get_params``). They are
+    private to graphgram, not to their class: :class:`GraphKernelBase`
+    implements them all, a subclass that overrides one keeps its signature and
+    meaning, and a module outside ``kernels/`` calls no other private member of
+    a graph kernel (tests/test_kernel_internals.py checks both).
+
+    Every ``X`` and ``Y`` is a list of graphs already validated by the caller
+    (:func:`~graphgram._backend.as_graph_list`), and the kernel's parameters are
+    checked (:meth:`_check_params`) before the first computation.
+
+    Attributes
+    ----------
+    _kernel : str
+        The Go core's name of the kernel (None on the abstract base).
+    normalize : bool or float
+        The normalization exponent (see :func:`cosine_normalize`).
+    """
+
+    _kernel: typing.Optional[str]
+    normalize: typing.Union[bool, float]
+
+    def _check_params(self):
+        """Validate the hyperparameters; raise ``ValueError`` or ``TypeError``."""
+
+    def _validate(self, X, name):
+        """Check that the graphs X carry what the kernel reads, as a call would; errors call them ``name``."""
+
+    def _compute(self, mode, X, Y=None, n_params=0, iterations=False, shape=None):
+        """Run the Go core's ``mode`` ("gram", "diag", ...) on X (and Y), raw (not
+        normalized); return (result, extras)."""
+
+    def _raw_diag(self, X):
+        """Return the raw (not normalized) self-similarities of X, shape (len(X),)."""
+
+    def _symmetric_gram(self, X):
+        """Return (K(X, X) normalized if asked, its raw diagonal)."""
+
+    def _cross_gram(self, X, Y, raw_diag_x=None):
+        """Return K(X, Y) normalized if asked; ``raw_diag_x`` (X's raw self-similarities) saves computing them."""
+
+    def _column_source(self, X, raw_diag_x=None):
+        """Return ``column(p)``, the column K(X, [X[p]])[:, 0] normalized if asked, with X packed once."""
+
+    def _block_gradient(self, X, Y=None):
+        """Return K(X, Y) (K(X, X) without Y) normalized if asked, and its gradient with
+        respect to ``theta``, shape ``K.shape + (n_dims,)``."""
+
+    def _diag_gradient(self, X):
+        """Return the self-similarities (as ``diag``) and their gradient, shape (len(X), n_dims)."""
+
+
 class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
     """Base class of graphgram's graph kernels.
 
@@ -139,6 +199,11 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
     (the node and edge attributes to pack) and ``_params(node_layout,
     edge_layout)`` (the JSON parameters), and may override ``_start`` and
     ``_discrete()`` (attributes that must be labels).
+
+    Of its private methods, those of :class:`GraphKernelInternals` are the
+    internal API that other modules of graphgram call (:mod:`graphgram.distributed`,
+    :mod:`graphgram.gaussian_process`); the rest are this class's and its
+    subclasses' own.
     """
 
     _kernel = None

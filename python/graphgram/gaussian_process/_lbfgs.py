@@ -1,0 +1,92 @@
+"""The L-BFGS-B driver of graphgram's Gaussian processes, and :class:`LBFGS`, scikit-learn's
+optimizer with a report per evaluation."""
+
+import sys
+import time
+import warnings
+
+import scipy.optimize
+
+__all__ = ["LBFGS", "minimize"]
+
+def minimize(obj_func, initial_theta, bounds, max_iter=None, warning=RuntimeWarning, stacklevel=1):
+    """Minimize ``obj_func`` with L-BFGS-B by scikit-learn's optimizer protocol.
+
+    Parameters
+    ----------
+    obj_func : callable
+        ``obj_func(theta)`` returns the value and its gradient (scikit-learn's
+        ``obj_func(theta, eval_gradient=True)``).
+    initial_theta : ndarray of shape (n_dims,)
+    bounds : ndarray of shape (n_dims, 2)
+    max_iter : int or None, default=None
+        L-BFGS-B iterations; None leaves scipy's default (15000, scikit-learn's too).
+    warning : type of Warning, default=RuntimeWarning
+        The category of the warning issued when L-BFGS-B stops without converging.
+    stacklevel : int, default=1
+        The warning's stack level as seen from the caller of this function.
+
+    Returns
+    -------
+    theta_opt : ndarray of shape (n_dims,)
+    func_min : float
+    """
+    options = {} if max_iter is None else {"maxiter": max_iter}
+    res = scipy.optimize.minimize(obj_func, initial_theta, method="L-BFGS-B", jac=True, bounds=bounds,
+                                  options=options)
+    if not res.success:
+        warnings.warn("L-BFGS-B stopped: %s" % (res.message,), warning, stacklevel=stacklevel + 1)
+    return res.x, res.fun
+
+
+class LBFGS:
+    """scikit-learn's Gaussian-process optimizer (L-BFGS-B) with a report per evaluation.
+
+    Pass an instance as ``GaussianProcessRegressor(optimizer=LBFGS(verbose=True))``:
+    each evaluation of the log marginal likelihood prints its number, the value
+    and the time it took (kernel and linear algebra), so that a long fit shows
+    where it stands; Ctrl-C stops it within about a second (the graph kernel's
+    calls and the low-rank kernel's products check for it) and raises
+    ``KeyboardInterrupt``.
+
+    Parameters
+    ----------
+    max_iter : int, default=15000
+        L-BFGS-B iterations, as scikit-learn's default.
+    verbose : bool, default=True
+        Print one line per evaluation.
+    file : file object, default=None
+        Where to print; ``None`` is ``sys.stderr``.
+
+    Attributes
+    ----------
+    n_evaluations_ : int
+        Evaluations of the last optimization.
+    history_ : list of (float, float)
+        (log marginal likelihood, seconds) per evaluation of the last optimization.
+    """
+
+    def __init__(self, max_iter=15000, verbose=True, file=None):
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.file = file
+
+    def __call__(self, obj_func, initial_theta, bounds):
+        self.history_ = []
+        self.n_evaluations_ = 0
+
+        def report(theta):
+            t0 = time.perf_counter()
+            value, grad = obj_func(theta, eval_gradient=True)
+            dt = time.perf_counter() - t0
+            self.n_evaluations_ += 1
+            self.history_.append((-float(value), dt))
+            if self.verbose:
+                print("evaluation %d: log marginal likelihood %.6g, %.2f s" % (self.n_evaluations_, -value, dt),
+                      file=self.file or sys.stderr, flush=True)
+            return value, grad
+
+        return minimize(report, initial_theta, bounds, max_iter=self.max_iter, warning=RuntimeWarning, stacklevel=2)
+
+    def __repr__(self):
+        return "LBFGS(max_iter=%r, verbose=%r)" % (self.max_iter, self.verbose)
