@@ -117,7 +117,7 @@ func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options,
 		}
 	}
 	g := &spCall{fn: fn, l: l, node: &node, length: &length, opt: opt, nc: nc, device: device, prec: prec, stats: stats}
-	gpuErr := g.pairs(X, Y, symmetric, pairs, out)
+	gpuErr := solveList(span{0, len(pairs)}, func(r span) error { return g.pairs(X, Y, pairs[r.lo:r.hi], out) })
 	wg.Wait()
 	if err := errors.Join(gpuErr, cpuErr); err != nil {
 		return err
@@ -132,6 +132,7 @@ func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options,
 	return nil
 }
 
+// spCall is the GPU's part of one ShortestPathGram call.
 type spCall struct {
 	fn           unsafe.Pointer
 	l            *library
@@ -142,12 +143,9 @@ type spCall struct {
 	stats        *Stats
 }
 
-// pairs computes the given pairs on the GPU; on ErrOutOfMemory it halves the
-// list (each half uploads only the graphs it needs).
-func (g *spCall) pairs(X, Y []*graph.Graph, symmetric bool, ps [][2]int, out []float64) error {
-	if len(ps) == 0 {
-		return nil
-	}
+// pairs computes the pairs ps of X × Y in one library call, uploading only
+// the graphs they touch, and writes them to out (a piece of solveList).
+func (g *spCall) pairs(X, Y []*graph.Graph, ps [][2]int, out []float64) error {
 	// The graphs these pairs touch, renumbered.
 	xi, yi := map[int]int32{}, map[int]int32{}
 	var xl, yl []*graph.Graph
@@ -170,12 +168,7 @@ func (g *spCall) pairs(X, Y []*graph.Graph, symmetric bool, ps [][2]int, out []f
 		cp[2*k], cp[2*k+1] = xi[p[0]], yi[p[1]]
 	}
 	res := make([]float64, len(ps))
-	err = g.call(L[0], L[1], lengths, cp, res)
-	if errors.Is(err, ErrOutOfMemory) && len(ps) > 1 {
-		h := len(ps) / 2
-		return errors.Join(g.pairs(X, Y, symmetric, ps[:h], out), g.pairs(X, Y, symmetric, ps[h:], out))
-	}
-	if err != nil {
+	if err := g.call(L[0], L[1], lengths, cp, res); err != nil {
 		return err
 	}
 	for k, p := range ps {
