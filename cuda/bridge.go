@@ -76,6 +76,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/graphgram/graphgram/cuda/internal/cgraphs"
 	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
@@ -465,13 +466,14 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	if err != nil {
 		return err
 	}
-	cx := newCGraphs(LX)
-	defer cx.free()
+	gx := cgraphs.New(LX)
+	defer gx.Free()
+	cx := (*C.ggc_graphs)(gx.C())
 	var cy *C.ggc_graphs
 	if !symmetric {
-		c := newCGraphs(LY)
-		defer c.free()
-		cy = c.c
+		gy := cgraphs.New(LY)
+		defer gy.Free()
+		cy = (*C.ggc_graphs)(gy.C())
 	}
 	copt := C.ggc_mgk_options{q: C.double(g.o.Q), tol: C.double(g.o.Tol), lmin: C.int32_t(g.o.Lmin), max_iter: C.int32_t(g.o.MaxIter),
 		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit),
@@ -494,14 +496,14 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	var rc C.int
 	if g.nodal != nil {
 		p.Pin(&g.nodal[0])
-		rc = C.gg_nodal(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+		rc = C.gg_nodal(g.l.l, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
 			(*C.double)(&out[0]), (*C.double)(&g.nodal[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
 	} else if grad != nil {
 		p.Pin(&grad[0])
-		rc = C.gg_grad(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+		rc = C.gg_grad(g.l.l, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
 			(*C.double)(&out[0]), (*C.double)(&grad[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
 	} else {
-		rc = C.gg_gram(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+		rc = C.gg_gram(g.l.l, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
 			(*C.double)(&out[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
 	}
 	g.l.calls.Unlock()
@@ -519,51 +521,6 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 		s.Batches++
 	}
 	return nil
-}
-
-// cGraphs is a ggc_graphs in C memory pointing at pinned Go slices.
-type cGraphs struct {
-	c      *C.ggc_graphs
-	pinner runtime.Pinner
-}
-
-// first pins the first element of s and returns its address; nil when s has
-// no backing array (an empty list, which C does not read).
-func first[T any](p *runtime.Pinner, s []T) unsafe.Pointer {
-	if cap(s) == 0 {
-		return nil
-	}
-	q := &s[:1][0]
-	p.Pin(q)
-	return unsafe.Pointer(q)
-}
-
-func newCGraphs(L *layout.Graphs) *cGraphs {
-	g := &cGraphs{c: (*C.ggc_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_graphs{}))))}
-	c, p := g.c, &g.pinner
-	c.num_graphs = C.int32_t(L.NumGraphs)
-	c.node_cols, c.edge_cols = C.int32_t(L.NodeCols), C.int32_t(L.EdgeCols)
-	c.total_nodes, c.total_tiles, c.total_nz = C.int64_t(L.TotalNodes), C.int64_t(L.TotalTiles), C.int64_t(L.TotalNZ)
-	c.total_classes, c.total_tileptr = C.int64_t(L.TotalClasses), C.int64_t(L.TotalTilePtr)
-	c.desc = (*C.int64_t)(first(p, L.Desc))
-	c.tile_ptr = (*C.int32_t)(first(p, L.TilePtr))
-	c.tile_col = (*C.int32_t)(first(p, L.TileCol))
-	c.mask = (*C.uint64_t)(first(p, L.Mask))
-	c.nz_ptr = (*C.int32_t)(first(p, L.NzPtr))
-	c.nz_pos = (*C.uint8_t)(first(p, L.NzPos))
-	c.nz_w = (*C.double)(first(p, L.NzW))
-	c.nz_class = (*C.int32_t)(first(p, L.NzClass))
-	c.class_feat = (*C.double)(first(p, L.ClassFeat))
-	c.node_feat = (*C.double)(first(p, L.NodeFeat))
-	c.deg = (*C.double)(first(p, L.Deg))
-	c.start = (*C.double)(first(p, L.Start))
-	c.loop_nz = (*C.int32_t)(first(p, L.LoopNz))
-	return g
-}
-
-func (g *cGraphs) free() {
-	g.pinner.Unpin()
-	C.free(unsafe.Pointer(g.c))
 }
 
 // MarginalizedDiag writes K(X[i], X[i]) to out[i] on CUDA device device, as

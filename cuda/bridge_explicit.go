@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/graphgram/graphgram/cuda/internal/cgraphs"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 )
 
@@ -148,9 +149,9 @@ func (c *explicitCall) call(x0, x1, y0, y1 int, symmetric bool, out []float64) e
 	csr := func(f *sparsegram.Features, ptr []int64, lo, hi int) *C.ggc_csr {
 		r := (*C.ggc_csr)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_csr{}))))
 		r.num_rows, r.num_cols = C.int32_t(hi-lo), C.int64_t(f.NumCols)
-		r.ptr = (*C.int64_t)(first(&p, ptr[lo:]))
-		r.col = (*C.int32_t)(first(&p, f.Col))
-		r.val = (*C.uint32_t)(first(&p, f.Val))
+		r.ptr = (*C.int64_t)(cgraphs.Pin(&p, ptr[lo:]))
+		r.col = (*C.int32_t)(cgraphs.Pin(&p, f.Col))
+		r.val = (*C.uint32_t)(cgraphs.Pin(&p, f.Val))
 		return r
 	}
 	cx := csr(c.X, c.px, x0, x1)
@@ -169,7 +170,7 @@ func (c *explicitCall) call(x0, x1, y0, y1 int, symmetric bool, out []float64) e
 	var buf [512]C.char
 	libCalls.Add(1)
 	c.l.calls.Lock()
-	rc := C.gg_explicit_call(c.fn, cx, cy, &o, (*C.double)(first(&p, out)), &st, &buf[0], C.size_t(len(buf)))
+	rc := C.gg_explicit_call(c.fn, cx, cy, &o, (*C.double)(cgraphs.Pin(&p, out)), &st, &buf[0], C.size_t(len(buf)))
 	c.l.calls.Unlock()
 	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
 		return err

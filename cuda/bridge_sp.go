@@ -22,6 +22,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/graphgram/graphgram/cuda/internal/cgraphs"
 	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
@@ -180,32 +181,21 @@ func (g *spCall) pairs(X, Y []*graph.Graph, ps [][2]int, out []float64) error {
 func (g *spCall) call(X, Y *layout.SPGraphs, lengths []float64, pairs []int32, out []float64) error {
 	var p runtime.Pinner
 	defer p.Unpin()
-	mk := func(L *layout.SPGraphs) *C.ggc_sp_graphs {
-		c := (*C.ggc_sp_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_graphs{}))))
-		c.num_graphs, c.node_cols = C.int32_t(L.NumGraphs), C.int32_t(L.NodeCols)
-		c.total_nodes, c.total_sp = C.int64_t(L.TotalNodes), C.int64_t(L.TotalSP)
-		c.node_off = (*C.int64_t)(first(&p, L.NodeOff))
-		c.sp_off = (*C.int64_t)(first(&p, L.SPOff))
-		c.sp_u = (*C.int32_t)(first(&p, L.U))
-		c.sp_v = (*C.int32_t)(first(&p, L.V))
-		c.sp_len = (*C.int32_t)(first(&p, L.Len))
-		c.node_feat = (*C.double)(first(&p, L.NodeFeat))
-		return c
-	}
-	cx, cy := mk(X), mk(Y)
-	defer C.free(unsafe.Pointer(cx))
-	defer C.free(unsafe.Pointer(cy))
+	gx, gy := cgraphs.NewSP(X), cgraphs.NewSP(Y)
+	defer gx.Free()
+	defer gy.Free()
+	cx, cy := (*C.ggc_sp_graphs)(gx.C()), (*C.ggc_sp_graphs)(gy.C())
 	o := (*C.ggc_sp_options)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_options{}))))
 	defer C.free(unsafe.Pointer(o))
 	o.device, o.blocks, o.num_lengths = C.int32_t(g.device), C.int32_t(testBlocks), C.int32_t(len(lengths))
 	o.precision = C.int32_t(g.prec)
-	o.lengths = (*C.double)(first(&p, lengths))
+	o.lengths = (*C.double)(cgraphs.Pin(&p, lengths))
 	o.mem_limit = C.int64_t(testMemLimit)
 	var st C.ggc_stats
 	var buf [512]C.char
 	g.l.calls.Lock()
 	rc := C.gg_sp_call(g.fn, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.length)), o,
-		(*C.int32_t)(first(&p, pairs)), C.int64_t(len(pairs)/2), (*C.double)(first(&p, out)), &st, &buf[0], C.size_t(len(buf)))
+		(*C.int32_t)(cgraphs.Pin(&p, pairs)), C.int64_t(len(pairs)/2), (*C.double)(cgraphs.Pin(&p, out)), &st, &buf[0], C.size_t(len(buf)))
 	g.l.calls.Unlock()
 	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
 		return err
