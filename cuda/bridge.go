@@ -76,6 +76,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/graphgram/graphgram/cuda/internal/cgraphs"
 	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
@@ -311,7 +312,7 @@ func gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt m
 		*stats = Stats{}
 	}
 	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, out: out, iters: iters,
-		ny: len(Y), stats: stats, grad: grad, np: np, adjTol: mgk.JacobiAdjointTolerance(o)}
+		X: X, Y: Y, sx: startX, sy: startY, ny: len(Y), stats: stats, grad: grad, np: np, adjTol: mgk.JacobiAdjointTolerance(o)}
 	if prec == Float32 {
 		g.adjTol = max(g.adjTol, Float32MinTol)
 	}
@@ -319,8 +320,7 @@ func gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt m
 		g.iters = make([]int32, len(out))
 	}
 	g.resid = make([]float64, len(out))
-	xi, yi := seq(len(X)), seq(len(Y))
-	if err := g.block(X, Y, startX, startY, xi, yi, symmetric); err != nil {
+	if err := solveBlocks(g, span{0, len(X)}, span{0, len(Y)}, symmetric); err != nil {
 		return nil, err
 	}
 	var bad []mgk.Unconverged
@@ -342,24 +342,23 @@ func gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt m
 	return bad, nil
 }
 
-func seq(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
-}
-
+// gramCall is one marginalized-kernel call: its options, its inputs and
+// where its results go.
 type gramCall struct {
 	l              *library
 	o              mgk.Options
 	node, edge     *layout.Program
 	nc, ec, device int
 	prec           Precision
-	out, resid     []float64
-	iters          []int32
-	ny             int
-	stats          *Stats
+	// X, Y and their start probabilities sx, sy (nil: uniform) are the
+	// call's graphs, of which solve computes blocks (Y is X for a symmetric
+	// call).
+	X, Y       []*graph.Graph
+	sx, sy     [][]float64
+	out, resid []float64
+	iters      []int32
+	ny         int
+	stats      *Stats
 	// diag asks the library for K(X[i], X[i]) only (GGC_FLAG_DIAG).
 	diag bool
 	// grad, when non-nil, receives np gradient entries per Gram entry
@@ -383,102 +382,66 @@ func pick[T any](s []T, idx []int) []T {
 	return r
 }
 
-// block solves the Gram block X[xi] × Y[yi] (symmetric: the same list) and
-// scatters it into the full matrix; it splits the block when its work exceeds
-// LaunchTerms or on ErrOutOfMemory, and names the device and the block's
-// pairs on ErrLaunchTimeout.
-func (g *gramCall) block(X, Y []*graph.Graph, sx, sy [][]float64, xi, yi []int, symmetric bool) error {
-	if len(xi) == 0 || len(yi) == 0 {
-		return nil
+// solve computes the Gram block x × y and scatters it into the full matrix
+// (see pairBlocks). A block whose work exceeds LaunchTerms is split before
+// it is launched; a stopped launch names the device and the block's pairs.
+func (g *gramCall) solve(x, y span, symmetric bool) error {
+	n, m := x.len(), y.len()
+	if LaunchTerms > 0 && (n > 1 || m > 1) && launchTerms(g.X, g.Y, x, y, symmetric) > LaunchTerms {
+		return errTooLong
 	}
-	n, m := len(xi), len(yi)
-	var err error
-	if LaunchTerms > 0 && (n > 1 || m > 1) && launchTerms(X, Y, xi, yi, symmetric) > LaunchTerms {
-		err = errTooLong
-	} else {
-		out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
-		var grad []float64
-		if g.grad != nil {
-			grad = make([]float64, n*m*g.np)
-		}
-		err = g.call(pick(X, xi), pick(Y, yi), pick(sx, xi), pick(sy, yi), symmetric, out, grad, iters, resid)
-		if err == nil {
-			g.scatter(xi, yi, out, grad, iters, resid)
-			return nil
-		}
+	out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
+	var grad []float64
+	if g.grad != nil {
+		grad = make([]float64, n*m*g.np)
 	}
+	err := g.call(part(g.X, x), part(g.Y, y), part(g.sx, x), part(g.sy, y), symmetric, out, grad, iters, resid)
 	if errors.Is(err, ErrLaunchTimeout) {
-		return fmt.Errorf("device %d, pairs X[%s] × Y[%s]: %w", g.device, span(xi), span(yi), err)
+		return fmt.Errorf("device %d, pairs X[%s] × Y[%s]: %w", g.device, x, y, err)
 	}
-	if (errors.Is(err, ErrOutOfMemory) || err == errTooLong) && (n > 1 || m > 1) {
-		if symmetric {
-			h := n / 2
-			a, b := xi[:h], xi[h:]
-			if err := g.block(X, Y, sx, sy, a, a, true); err != nil {
-				return err
-			}
-			if err := g.block(X, Y, sx, sy, a, b, false); err != nil {
-				return err
-			}
-			if err := g.block(X, Y, sx, sy, b, b, true); err != nil {
-				return err
-			}
-			// Mirror the off-diagonal block.
-			for _, i := range a {
-				for _, j := range b {
-					g.out[j*g.ny+i], g.iters[j*g.ny+i], g.resid[j*g.ny+i] = g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j]
-					if g.grad != nil {
-						copy(g.grad[(j*g.ny+i)*g.np:(j*g.ny+i+1)*g.np], g.grad[(i*g.ny+j)*g.np:(i*g.ny+j+1)*g.np])
-					}
-				}
-			}
-			return nil
-		}
-		if m >= n {
-			return errors.Join(g.block(X, Y, sx, sy, xi, yi[:m/2], false), g.block(X, Y, sx, sy, xi, yi[m/2:], false))
-		}
-		return errors.Join(g.block(X, Y, sx, sy, xi[:n/2], yi, false), g.block(X, Y, sx, sy, xi[n/2:], yi, false))
+	if err != nil {
+		return err
 	}
-	return err
+	g.scatter(x, y, out, grad, iters, resid)
+	return nil
 }
 
-// errTooLong marks a block split for LaunchTerms (never returned).
-var errTooLong = errors.New("launch too long")
+// mirror copies the entries of the block x × y, with their gradients,
+// iterations and residuals, to y × x.
+func (g *gramCall) mirror(x, y span) {
+	for i := x.lo; i < x.hi; i++ {
+		for j := y.lo; j < y.hi; j++ {
+			g.out[j*g.ny+i], g.iters[j*g.ny+i], g.resid[j*g.ny+i] = g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j]
+			if g.grad != nil {
+				copy(g.grad[(j*g.ny+i)*g.np:(j*g.ny+i+1)*g.np], g.grad[(i*g.ny+j)*g.np:(i*g.ny+j+1)*g.np])
+			}
+		}
+	}
+}
 
 // launchTerms estimates a launch's work: Σ over its pairs of one mat-vec's
 // terms, (nnz+n)(nnz'+n'), half the square for a symmetric block.
-func launchTerms(X, Y []*graph.Graph, xi, yi []int, symmetric bool) int64 {
-	size := func(gs []*graph.Graph, idx []int) int64 {
+func launchTerms(X, Y []*graph.Graph, x, y span, symmetric bool) int64 {
+	size := func(gs []*graph.Graph, r span) int64 {
 		s := int64(0)
-		for _, i := range idx {
-			s += int64(len(gs[i].Col) + gs[i].N)
+		for _, g := range gs[r.lo:r.hi] {
+			s += int64(len(g.Col) + g.N)
 		}
 		return s
 	}
-	sx := size(X, xi)
+	sx := size(X, x)
 	if symmetric {
 		return sx * sx / 2
 	}
-	return sx * size(Y, yi)
+	return sx * size(Y, y)
 }
 
-// span formats a block's indices (contiguous after splitting) as "a:b",
-// Python's slice of them, or lists them.
-func span(idx []int) string {
-	for k := range idx {
-		if idx[k] != idx[0]+k {
-			return fmt.Sprint(idx)
-		}
-	}
-	return fmt.Sprintf("%d:%d", idx[0], idx[0]+len(idx))
-}
-
-// scatter copies a solved block into the call's results.
-func (g *gramCall) scatter(xi, yi []int, out, grad []float64, iters []int32, resid []float64) {
-	m := len(yi)
-	for a, i := range xi {
-		for b, j := range yi {
-			k := a*m + b
+// scatter copies the solved block x × y into the call's results.
+func (g *gramCall) scatter(x, y span, out, grad []float64, iters []int32, resid []float64) {
+	m := y.len()
+	for i := x.lo; i < x.hi; i++ {
+		for j := y.lo; j < y.hi; j++ {
+			k := (i-x.lo)*m + (j - y.lo)
 			g.out[i*g.ny+j], g.iters[i*g.ny+j], g.resid[i*g.ny+j] = out[k], iters[k], resid[k]
 			if g.grad != nil {
 				copy(g.grad[(i*g.ny+j)*g.np:(i*g.ny+j+1)*g.np], grad[k*g.np:(k+1)*g.np])
@@ -503,13 +466,14 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	if err != nil {
 		return err
 	}
-	cx := newCGraphs(LX)
-	defer cx.free()
+	gx := cgraphs.New(LX)
+	defer gx.Free()
+	cx := (*C.ggc_graphs)(gx.C())
 	var cy *C.ggc_graphs
 	if !symmetric {
-		c := newCGraphs(LY)
-		defer c.free()
-		cy = c.c
+		gy := cgraphs.New(LY)
+		defer gy.Free()
+		cy = (*C.ggc_graphs)(gy.C())
 	}
 	copt := C.ggc_mgk_options{q: C.double(g.o.Q), tol: C.double(g.o.Tol), lmin: C.int32_t(g.o.Lmin), max_iter: C.int32_t(g.o.MaxIter),
 		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit),
@@ -532,14 +496,14 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	var rc C.int
 	if g.nodal != nil {
 		p.Pin(&g.nodal[0])
-		rc = C.gg_nodal(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+		rc = C.gg_nodal(g.l.l, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
 			(*C.double)(&out[0]), (*C.double)(&g.nodal[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
 	} else if grad != nil {
 		p.Pin(&grad[0])
-		rc = C.gg_grad(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+		rc = C.gg_grad(g.l.l, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
 			(*C.double)(&out[0]), (*C.double)(&grad[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
 	} else {
-		rc = C.gg_gram(g.l.l, cx.c, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
+		rc = C.gg_gram(g.l.l, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.edge)), &copt,
 			(*C.double)(&out[0]), (*C.int32_t)(&iters[0]), (*C.double)(&resid[0]), &st, &buf[0], C.size_t(len(buf)))
 	}
 	g.l.calls.Unlock()
@@ -559,51 +523,6 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	return nil
 }
 
-// cGraphs is a ggc_graphs in C memory pointing at pinned Go slices.
-type cGraphs struct {
-	c      *C.ggc_graphs
-	pinner runtime.Pinner
-}
-
-// first pins the first element of s and returns its address; nil when s has
-// no backing array (an empty list, which C does not read).
-func first[T any](p *runtime.Pinner, s []T) unsafe.Pointer {
-	if cap(s) == 0 {
-		return nil
-	}
-	q := &s[:1][0]
-	p.Pin(q)
-	return unsafe.Pointer(q)
-}
-
-func newCGraphs(L *layout.Graphs) *cGraphs {
-	g := &cGraphs{c: (*C.ggc_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_graphs{}))))}
-	c, p := g.c, &g.pinner
-	c.num_graphs = C.int32_t(L.NumGraphs)
-	c.node_cols, c.edge_cols = C.int32_t(L.NodeCols), C.int32_t(L.EdgeCols)
-	c.total_nodes, c.total_tiles, c.total_nz = C.int64_t(L.TotalNodes), C.int64_t(L.TotalTiles), C.int64_t(L.TotalNZ)
-	c.total_classes, c.total_tileptr = C.int64_t(L.TotalClasses), C.int64_t(L.TotalTilePtr)
-	c.desc = (*C.int64_t)(first(p, L.Desc))
-	c.tile_ptr = (*C.int32_t)(first(p, L.TilePtr))
-	c.tile_col = (*C.int32_t)(first(p, L.TileCol))
-	c.mask = (*C.uint64_t)(first(p, L.Mask))
-	c.nz_ptr = (*C.int32_t)(first(p, L.NzPtr))
-	c.nz_pos = (*C.uint8_t)(first(p, L.NzPos))
-	c.nz_w = (*C.double)(first(p, L.NzW))
-	c.nz_class = (*C.int32_t)(first(p, L.NzClass))
-	c.class_feat = (*C.double)(first(p, L.ClassFeat))
-	c.node_feat = (*C.double)(first(p, L.NodeFeat))
-	c.deg = (*C.double)(first(p, L.Deg))
-	c.start = (*C.double)(first(p, L.Start))
-	c.loop_nz = (*C.int32_t)(first(p, L.LoopNz))
-	return g
-}
-
-func (g *cGraphs) free() {
-	g.pinner.Unpin()
-	C.free(unsafe.Pointer(g.c))
-}
-
 // MarginalizedDiag writes K(X[i], X[i]) to out[i] on CUDA device device, as
 // mgk.Diag does on the CPU.
 func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
@@ -620,29 +539,21 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 	}
 	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, diag: true}
 	var bad []mgk.Unconverged
-	// One graph list; on exhausted memory, halves of it.
-	var solve func(idx []int) error
-	solve = func(idx []int) error {
-		if len(idx) == 0 {
-			return nil
-		}
-		sub, it, res := make([]float64, len(idx)), make([]int32, len(idx)), make([]float64, len(idx))
-		err := g.call(pick(X, idx), nil, pick(startX, idx), nil, true, sub, nil, it, res)
-		if errors.Is(err, ErrOutOfMemory) && len(idx) > 1 {
-			return errors.Join(solve(idx[:len(idx)/2]), solve(idx[len(idx)/2:]))
-		}
-		if err != nil {
+	err = solveList(span{0, len(X)}, func(r span) error {
+		sub, it, res := make([]float64, r.len()), make([]int32, r.len()), make([]float64, r.len())
+		if err := g.call(part(X, r), nil, part(startX, r), nil, true, sub, nil, it, res); err != nil {
 			return err
 		}
-		for k, i := range idx {
+		for k := range sub {
+			i := r.lo + k
 			out[i] = sub[k]
 			if it[k] < 0 {
 				bad = append(bad, mgk.Unconverged{I: i, J: i, Iterations: int(-it[k]), Residual: res[k]})
 			}
 		}
 		return nil
-	}
-	if err := solve(seq(len(X))); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I })
@@ -681,68 +592,70 @@ func MarginalizedNodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetri
 	if err != nil {
 		return nil, err
 	}
-	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec}
-	var bad []mgk.Unconverged
-	// block solves X[xi] × Y[yi] (symmetric: xi == yi, the same list) and
-	// scatters its nodal block; exhausted memory splits it as gramCall.block does.
-	var block func(xi, yi []int, sym bool) error
-	block = func(xi, yi []int, sym bool) error {
-		if len(xi) == 0 || len(yi) == 0 {
-			return nil
-		}
-		n, m := len(xi), len(yi)
-		_, bn := nodeOffsets(pick(X, xi))
-		bo, bm := nodeOffsets(pick(Y, yi))
-		ao, _ := nodeOffsets(pick(X, xi))
-		g.nodal = make([]float64, max(bn*bm, 1))
-		K, it, res := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
-		err := g.call(pick(X, xi), pick(Y, yi), pick(startX, xi), pick(startY, yi), sym, K, nil, it, res)
-		sub := g.nodal
-		g.nodal = nil
-		if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
-			if sym {
-				h := n / 2
-				a, b := xi[:h], xi[h:]
-				if err := errors.Join(block(a, a, true), block(a, b, false), block(b, b, true)); err != nil {
-					return err
-				}
-				// Mirror the off-diagonal block.
-				for _, i := range a {
-					for _, j := range b {
-						for r := offX[i]; r < offX[i]+X[i].N; r++ {
-							for c := offY[j]; c < offY[j]+Y[j].N; c++ {
-								out[c*nY+r] = out[r*nY+c]
-							}
-						}
-					}
-				}
-				return nil
-			}
-			if m >= n {
-				return errors.Join(block(xi, yi[:m/2], false), block(xi, yi[m/2:], false))
-			}
-			return errors.Join(block(xi[:n/2], yi, false), block(xi[n/2:], yi, false))
-		}
-		if err != nil {
-			return err
-		}
-		for a, i := range xi {
-			for b, j := range yi {
-				for r := 0; r < X[i].N; r++ {
-					copy(out[(offX[i]+r)*nY+offY[j]:(offX[i]+r)*nY+offY[j]+Y[j].N], sub[(ao[a]+r)*bm+bo[b]:(ao[a]+r)*bm+bo[b]+Y[j].N])
-				}
-				if it[a*m+b] < 0 && (!sym || a <= b) {
-					bad = append(bad, mgk.Unconverged{I: i, J: j, Iterations: int(-it[a*m+b]), Residual: res[a*m+b]})
-				}
-			}
-		}
-		return nil
-	}
-	if err := block(seq(len(X)), seq(len(Y)), symmetric); err != nil {
+	c := &nodalCall{g: &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec,
+		X: X, Y: Y, sx: startX, sy: startY}, offX: offX, offY: offY, nY: nY, out: out}
+	if err := solveBlocks(c, span{0, len(X)}, span{0, len(Y)}, symmetric); err != nil {
 		return nil, err
 	}
+	bad := c.bad
 	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I || bad[a].I == bad[b].I && bad[a].J < bad[b].J })
 	return bad, nil
+}
+
+// nodalCall is one MarginalizedNodal call: g's library calls return nodal
+// blocks, which are placed in out, a matrix with nY columns in which graph
+// X[i]'s rows start at offX[i] and Y[j]'s columns at offY[j].
+type nodalCall struct {
+	g          *gramCall
+	offX, offY []int
+	nY         int
+	out        []float64
+	bad        []mgk.Unconverged
+}
+
+// solve computes the nodal block of the pairs x × y and copies it into the
+// full matrix (see pairBlocks).
+func (c *nodalCall) solve(x, y span, symmetric bool) error {
+	g := c.g
+	X, Y := part(g.X, x), part(g.Y, y)
+	n, m := len(X), len(Y)
+	ao, bn := nodeOffsets(X)
+	bo, bm := nodeOffsets(Y)
+	g.nodal = make([]float64, max(bn*bm, 1))
+	K, it, res := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
+	err := g.call(X, Y, part(g.sx, x), part(g.sy, y), symmetric, K, nil, it, res)
+	sub := g.nodal
+	g.nodal = nil
+	if err != nil {
+		return err
+	}
+	for a := range n {
+		i := x.lo + a
+		for b := range m {
+			j := y.lo + b
+			for r := 0; r < X[a].N; r++ {
+				copy(c.out[(c.offX[i]+r)*c.nY+c.offY[j]:(c.offX[i]+r)*c.nY+c.offY[j]+Y[b].N], sub[(ao[a]+r)*bm+bo[b]:(ao[a]+r)*bm+bo[b]+Y[b].N])
+			}
+			if it[a*m+b] < 0 && (!symmetric || a <= b) {
+				c.bad = append(c.bad, mgk.Unconverged{I: i, J: j, Iterations: int(-it[a*m+b]), Residual: res[a*m+b]})
+			}
+		}
+	}
+	return nil
+}
+
+// mirror copies the node pairs of the graph pairs x × y to y × x.
+func (c *nodalCall) mirror(x, y span) {
+	X, Y := c.g.X, c.g.Y
+	for i := x.lo; i < x.hi; i++ {
+		for j := y.lo; j < y.hi; j++ {
+			for r := c.offX[i]; r < c.offX[i]+X[i].N; r++ {
+				for col := c.offY[j]; col < c.offY[j]+Y[j].N; col++ {
+					c.out[col*c.nY+r] = c.out[r*c.nY+col]
+				}
+			}
+		}
+	}
 }
 
 // nodeOffsets returns the first row of each graph in a nodal matrix (nodes

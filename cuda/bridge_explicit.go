@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/graphgram/graphgram/cuda/internal/cgraphs"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 )
 
@@ -85,7 +86,7 @@ func ExplicitGram(X, Y *sparsegram.Features, symmetric bool, semiring sparsegram
 		*stats = Stats{}
 	}
 	c := &explicitCall{fn: fn, l: l, X: X, Y: Y, px: ptr64(X), py: ptr64(Y), semiring: sr, device: device, out: out, ny: ny, stats: stats}
-	return c.block(0, nx, 0, ny, symmetric)
+	return solveBlocks(c, span{0, nx}, span{0, ny}, symmetric)
 }
 
 // ptr64 is f.Ptr as the C API's int64 row pointers.
@@ -97,6 +98,7 @@ func ptr64(f *sparsegram.Features) []int64 {
 	return p
 }
 
+// explicitCall is one ExplicitGram call.
 type explicitCall struct {
 	fn       unsafe.Pointer
 	l        *library
@@ -109,46 +111,32 @@ type explicitCall struct {
 	stats    *Stats
 }
 
-// block computes rows [x0, x1) of X against rows [y0, y1) of Y (symmetric:
-// the same rows of X) into out. On ErrOutOfMemory it splits the block as
-// gramCall.block does: a symmetric block into two diagonal blocks and the
-// off-diagonal one (mirrored), any other along its longer side.
-func (c *explicitCall) block(x0, x1, y0, y1 int, symmetric bool) error {
-	n, m := x1-x0, y1-y0
-	if n == 0 || m == 0 {
-		return nil
-	}
+// solve computes rows x of X against rows y of Y (symmetric: the same rows
+// of X) into out (see pairBlocks).
+func (c *explicitCall) solve(x, y span, symmetric bool) error {
+	n, m := x.len(), y.len()
 	whole := n*m == len(c.out)
 	res := c.out
 	if !whole {
 		res = make([]float64, n*m)
 	}
-	err := c.call(x0, x1, y0, y1, symmetric, res)
-	if errors.Is(err, ErrOutOfMemory) && (n > 1 || m > 1) {
-		if symmetric {
-			h := x0 + n/2
-			if err := errors.Join(c.block(x0, h, x0, h, true), c.block(x0, h, h, x1, false), c.block(h, x1, h, x1, true)); err != nil {
-				return err
-			}
-			for i := x0; i < h; i++ {
-				for j := h; j < x1; j++ {
-					c.out[j*c.ny+i] = c.out[i*c.ny+j]
-				}
-			}
-			return nil
-		}
-		if m >= n {
-			return errors.Join(c.block(x0, x1, y0, y0+m/2, false), c.block(x0, x1, y0+m/2, y1, false))
-		}
-		return errors.Join(c.block(x0, x0+n/2, y0, y1, false), c.block(x0+n/2, x1, y0, y1, false))
-	}
+	err := c.call(x.lo, x.hi, y.lo, y.hi, symmetric, res)
 	if err != nil || whole {
 		return err
 	}
 	for a := 0; a < n; a++ {
-		copy(c.out[(x0+a)*c.ny+y0:(x0+a)*c.ny+y1], res[a*m:(a+1)*m])
+		copy(c.out[(x.lo+a)*c.ny+y.lo:(x.lo+a)*c.ny+y.hi], res[a*m:(a+1)*m])
 	}
 	return nil
+}
+
+// mirror copies the entries of rows x × y to y × x.
+func (c *explicitCall) mirror(x, y span) {
+	for i := x.lo; i < x.hi; i++ {
+		for j := y.lo; j < y.hi; j++ {
+			c.out[j*c.ny+i] = c.out[i*c.ny+j]
+		}
+	}
 }
 
 // call runs one ggc_explicit_gram on rows [x0, x1) of X and [y0, y1) of Y
@@ -161,9 +149,9 @@ func (c *explicitCall) call(x0, x1, y0, y1 int, symmetric bool, out []float64) e
 	csr := func(f *sparsegram.Features, ptr []int64, lo, hi int) *C.ggc_csr {
 		r := (*C.ggc_csr)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_csr{}))))
 		r.num_rows, r.num_cols = C.int32_t(hi-lo), C.int64_t(f.NumCols)
-		r.ptr = (*C.int64_t)(first(&p, ptr[lo:]))
-		r.col = (*C.int32_t)(first(&p, f.Col))
-		r.val = (*C.uint32_t)(first(&p, f.Val))
+		r.ptr = (*C.int64_t)(cgraphs.Pin(&p, ptr[lo:]))
+		r.col = (*C.int32_t)(cgraphs.Pin(&p, f.Col))
+		r.val = (*C.uint32_t)(cgraphs.Pin(&p, f.Val))
 		return r
 	}
 	cx := csr(c.X, c.px, x0, x1)
@@ -182,7 +170,7 @@ func (c *explicitCall) call(x0, x1, y0, y1 int, symmetric bool, out []float64) e
 	var buf [512]C.char
 	libCalls.Add(1)
 	c.l.calls.Lock()
-	rc := C.gg_explicit_call(c.fn, cx, cy, &o, (*C.double)(first(&p, out)), &st, &buf[0], C.size_t(len(buf)))
+	rc := C.gg_explicit_call(c.fn, cx, cy, &o, (*C.double)(cgraphs.Pin(&p, out)), &st, &buf[0], C.size_t(len(buf)))
 	c.l.calls.Unlock()
 	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
 		return err

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/graphgram/graphgram/cuda/internal/cgraphs"
 	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
@@ -117,7 +118,7 @@ func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options,
 		}
 	}
 	g := &spCall{fn: fn, l: l, node: &node, length: &length, opt: opt, nc: nc, device: device, prec: prec, stats: stats}
-	gpuErr := g.pairs(X, Y, symmetric, pairs, out)
+	gpuErr := solveList(span{0, len(pairs)}, func(r span) error { return g.pairs(X, Y, pairs[r.lo:r.hi], out) })
 	wg.Wait()
 	if err := errors.Join(gpuErr, cpuErr); err != nil {
 		return err
@@ -132,6 +133,7 @@ func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options,
 	return nil
 }
 
+// spCall is the GPU's part of one ShortestPathGram call.
 type spCall struct {
 	fn           unsafe.Pointer
 	l            *library
@@ -142,12 +144,9 @@ type spCall struct {
 	stats        *Stats
 }
 
-// pairs computes the given pairs on the GPU; on ErrOutOfMemory it halves the
-// list (each half uploads only the graphs it needs).
-func (g *spCall) pairs(X, Y []*graph.Graph, symmetric bool, ps [][2]int, out []float64) error {
-	if len(ps) == 0 {
-		return nil
-	}
+// pairs computes the pairs ps of X × Y in one library call, uploading only
+// the graphs they touch, and writes them to out (a piece of solveList).
+func (g *spCall) pairs(X, Y []*graph.Graph, ps [][2]int, out []float64) error {
 	// The graphs these pairs touch, renumbered.
 	xi, yi := map[int]int32{}, map[int]int32{}
 	var xl, yl []*graph.Graph
@@ -170,12 +169,7 @@ func (g *spCall) pairs(X, Y []*graph.Graph, symmetric bool, ps [][2]int, out []f
 		cp[2*k], cp[2*k+1] = xi[p[0]], yi[p[1]]
 	}
 	res := make([]float64, len(ps))
-	err = g.call(L[0], L[1], lengths, cp, res)
-	if errors.Is(err, ErrOutOfMemory) && len(ps) > 1 {
-		h := len(ps) / 2
-		return errors.Join(g.pairs(X, Y, symmetric, ps[:h], out), g.pairs(X, Y, symmetric, ps[h:], out))
-	}
-	if err != nil {
+	if err := g.call(L[0], L[1], lengths, cp, res); err != nil {
 		return err
 	}
 	for k, p := range ps {
@@ -187,32 +181,21 @@ func (g *spCall) pairs(X, Y []*graph.Graph, symmetric bool, ps [][2]int, out []f
 func (g *spCall) call(X, Y *layout.SPGraphs, lengths []float64, pairs []int32, out []float64) error {
 	var p runtime.Pinner
 	defer p.Unpin()
-	mk := func(L *layout.SPGraphs) *C.ggc_sp_graphs {
-		c := (*C.ggc_sp_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_graphs{}))))
-		c.num_graphs, c.node_cols = C.int32_t(L.NumGraphs), C.int32_t(L.NodeCols)
-		c.total_nodes, c.total_sp = C.int64_t(L.TotalNodes), C.int64_t(L.TotalSP)
-		c.node_off = (*C.int64_t)(first(&p, L.NodeOff))
-		c.sp_off = (*C.int64_t)(first(&p, L.SPOff))
-		c.sp_u = (*C.int32_t)(first(&p, L.U))
-		c.sp_v = (*C.int32_t)(first(&p, L.V))
-		c.sp_len = (*C.int32_t)(first(&p, L.Len))
-		c.node_feat = (*C.double)(first(&p, L.NodeFeat))
-		return c
-	}
-	cx, cy := mk(X), mk(Y)
-	defer C.free(unsafe.Pointer(cx))
-	defer C.free(unsafe.Pointer(cy))
+	gx, gy := cgraphs.NewSP(X), cgraphs.NewSP(Y)
+	defer gx.Free()
+	defer gy.Free()
+	cx, cy := (*C.ggc_sp_graphs)(gx.C()), (*C.ggc_sp_graphs)(gy.C())
 	o := (*C.ggc_sp_options)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_options{}))))
 	defer C.free(unsafe.Pointer(o))
 	o.device, o.blocks, o.num_lengths = C.int32_t(g.device), C.int32_t(testBlocks), C.int32_t(len(lengths))
 	o.precision = C.int32_t(g.prec)
-	o.lengths = (*C.double)(first(&p, lengths))
+	o.lengths = (*C.double)(cgraphs.Pin(&p, lengths))
 	o.mem_limit = C.int64_t(testMemLimit)
 	var st C.ggc_stats
 	var buf [512]C.char
 	g.l.calls.Lock()
 	rc := C.gg_sp_call(g.fn, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.length)), o,
-		(*C.int32_t)(first(&p, pairs)), C.int64_t(len(pairs)/2), (*C.double)(first(&p, out)), &st, &buf[0], C.size_t(len(buf)))
+		(*C.int32_t)(cgraphs.Pin(&p, pairs)), C.int64_t(len(pairs)/2), (*C.double)(cgraphs.Pin(&p, out)), &st, &buf[0], C.size_t(len(buf)))
 	g.l.calls.Unlock()
 	if err := statusErr(rc, C.GoString(&buf[0])); err != nil {
 		return err

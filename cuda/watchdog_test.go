@@ -19,9 +19,9 @@ func TestGPULaunchSplit(t *testing.T) {
 	defer func(v int64) { LaunchTerms = v }(LaunchTerms)
 	X, Y := suiteGraphs()
 	opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.05}
-	smallest := launchTerms(X, X, []int{0}, []int{0}, false)
+	smallest := launchTerms(X, X, span{0, 1}, span{0, 1}, false)
 	for i := range X {
-		smallest = min(smallest, launchTerms(X, X, []int{i}, []int{i}, false))
+		smallest = min(smallest, launchTerms(X, X, span{i, i + 1}, span{i, i + 1}, false))
 	}
 	LaunchTerms = smallest
 	var st Stats

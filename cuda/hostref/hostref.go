@@ -16,10 +16,10 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/graphgram/graphgram/cuda/internal/cgraphs"
 	"github.com/graphgram/graphgram/cuda/layout"
 )
 
@@ -85,54 +85,14 @@ func nonEmpty[T any](s []T) []T {
 	return s
 }
 
-// cGraphs is a ggc_graphs in C memory pointing at pinned Go slices.
-type cGraphs struct {
-	c      *C.ggc_graphs
-	pinner runtime.Pinner
-}
-
-func first[T any](p *runtime.Pinner, s []T) unsafe.Pointer {
-	q := &s[:1][0]
-	p.Pin(q)
-	return unsafe.Pointer(q)
-}
-
-func newCGraphs(L *layout.Graphs) *cGraphs {
-	g := &cGraphs{c: (*C.ggc_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_graphs{}))))}
-	c, p := g.c, &g.pinner
-	c.num_graphs = C.int32_t(L.NumGraphs)
-	c.node_cols, c.edge_cols = C.int32_t(L.NodeCols), C.int32_t(L.EdgeCols)
-	c.total_nodes, c.total_tiles, c.total_nz = C.int64_t(L.TotalNodes), C.int64_t(L.TotalTiles), C.int64_t(L.TotalNZ)
-	c.total_classes, c.total_tileptr = C.int64_t(L.TotalClasses), C.int64_t(L.TotalTilePtr)
-	c.desc = (*C.int64_t)(first(p, L.Desc))
-	c.tile_ptr = (*C.int32_t)(first(p, L.TilePtr))
-	c.tile_col = (*C.int32_t)(first(p, L.TileCol))
-	c.mask = (*C.uint64_t)(first(p, L.Mask))
-	c.nz_ptr = (*C.int32_t)(first(p, L.NzPtr))
-	c.nz_pos = (*C.uint8_t)(first(p, L.NzPos))
-	c.nz_w = (*C.double)(first(p, L.NzW))
-	c.nz_class = (*C.int32_t)(first(p, L.NzClass))
-	c.class_feat = (*C.double)(first(p, L.ClassFeat))
-	c.node_feat = (*C.double)(first(p, L.NodeFeat))
-	c.deg = (*C.double)(first(p, L.Deg))
-	c.start = (*C.double)(first(p, L.Start))
-	c.loop_nz = (*C.int32_t)(first(p, L.LoopNz))
-	return g
-}
-
-func (g *cGraphs) free() {
-	g.pinner.Unpin()
-	C.free(unsafe.Pointer(g.c))
-}
-
 // MulW sets y = W·x for graph ga of A and graph gb of B, the edge kernel
 // tabulated over edge classes (table) or evaluated in the product.
 func MulW(A *layout.Graphs, ga int, B *layout.Graphs, gb int, edge *layout.Program, table bool, x, y []float64) {
-	ca, cb := newCGraphs(A), newCGraphs(B)
-	defer ca.free()
-	defer cb.free()
+	ca, cb := cgraphs.New(A), cgraphs.New(B)
+	defer ca.Free()
+	defer cb.Free()
 	x, y = nonEmpty(x), nonEmpty(y)
-	C.hr_mulw(ca.c, C.int(ga), cb.c, C.int(gb), (*C.ggc_mk_program)(unsafe.Pointer(edge)), cbool(table),
+	C.hr_mulw((*C.ggc_graphs)(ca.C()), C.int(ga), (*C.ggc_graphs)(cb.C()), C.int(gb), (*C.ggc_mk_program)(unsafe.Pointer(edge)), cbool(table),
 		(*C.double)(&x[:1][0]), (*C.double)(&y[:1][0]))
 }
 
@@ -247,51 +207,29 @@ func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunk
 	})
 }
 
-type cSPGraphs struct {
-	c      *C.ggc_sp_graphs
-	pinner runtime.Pinner
-}
-
-func newCSPGraphs(L *layout.SPGraphs) *cSPGraphs {
-	g := &cSPGraphs{c: (*C.ggc_sp_graphs)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_graphs{}))))}
-	c, p := g.c, &g.pinner
-	c.num_graphs, c.node_cols = C.int32_t(L.NumGraphs), C.int32_t(L.NodeCols)
-	c.total_nodes, c.total_sp = C.int64_t(L.TotalNodes), C.int64_t(L.TotalSP)
-	c.node_off = (*C.int64_t)(first(p, L.NodeOff))
-	c.sp_off = (*C.int64_t)(first(p, L.SPOff))
-	c.sp_u = (*C.int32_t)(first(p, L.U))
-	c.sp_v = (*C.int32_t)(first(p, L.V))
-	c.sp_len = (*C.int32_t)(first(p, L.Len))
-	c.node_feat = (*C.double)(first(p, L.NodeFeat))
-	return g
-}
-
-func (g *cSPGraphs) free() {
-	g.pinner.Unpin()
-	C.free(unsafe.Pointer(g.c))
-}
-
 // EmuSP runs the shortest-path kernels (src/sp.cuh) on host threads for the
 // pairs (pairs[2k], pairs[2k+1]) of X × Y (Y nil: X), in precision 64 or 32,
 // in chunks of at most chunkWords of node-kernel matrices (an error when one
 // pair needs more).
 func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float64, pairs []int32, blocks int, chunkWords int64, precision int) ([]float64, error) {
-	cx := newCSPGraphs(X)
-	defer cx.free()
+	gx := cgraphs.NewSP(X)
+	defer gx.Free()
+	cx := (*C.ggc_sp_graphs)(gx.C())
 	cy := cx
 	if Y != nil {
-		cy = newCSPGraphs(Y)
-		defer cy.free()
+		gy := cgraphs.NewSP(Y)
+		defer gy.Free()
+		cy = (*C.ggc_sp_graphs)(gy.C())
 	}
 	out := make([]float64, max(len(pairs)/2, 1))
 	pairs, lengths = nonEmpty(pairs), nonEmpty(lengths)
 	var rc C.int
 	if emuGPUSizes.Load() {
-		rc = C.hr_emu256_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
+		rc = C.hr_emu256_sp(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
 			(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
 			C.int(blocks), C.int64_t(chunkWords), C.int(precision), (*C.double)(&out[0]))
 	} else {
-		rc = C.hr_emu_sp(cx.c, cy.c, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
+		rc = C.hr_emu_sp(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
 			(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
 			C.int(blocks), C.int64_t(chunkWords), C.int(precision), (*C.double)(&out[0]))
 	}
@@ -304,16 +242,16 @@ func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float6
 // gramCall runs one of the C Gram functions with X, Y (nil: X) in C memory;
 // f gets the C graphs and an error buffer.
 func gramCall(X, Y *layout.Graphs, f func(cx, cy *C.ggc_graphs, errbuf *C.char, n C.size_t) C.int) error {
-	cx := newCGraphs(X)
-	defer cx.free()
+	gx := cgraphs.New(X)
+	defer gx.Free()
 	var cy *C.ggc_graphs
 	if Y != nil {
-		g := newCGraphs(Y)
-		defer g.free()
-		cy = g.c
+		gy := cgraphs.New(Y)
+		defer gy.Free()
+		cy = (*C.ggc_graphs)(gy.C())
 	}
 	var errbuf [256]C.char
-	if rc := f(cx.c, cy, &errbuf[0], C.size_t(len(errbuf))); rc != 0 {
+	if rc := f((*C.ggc_graphs)(gx.C()), cy, &errbuf[0], C.size_t(len(errbuf))); rc != 0 {
 		return errors.New(C.GoString(&errbuf[0]))
 	}
 	return nil
