@@ -11,7 +11,8 @@ residual 1e-12) serve as the reference for the new build's errors.
 
     python3 benchmarks/bench_solver.py --old /tmp/solver_old/python \
         --sets MUTAG NCI1=400 ENZYMES=200 PROTEINS=200 PROTEIN3D GP=300 --rounds 2
-    python3 benchmarks/bench_solver.py --fit 300        # a full GP fit, new build only
+    python3 benchmarks/bench_solver.py --old /tmp/solver_old/python --sets MUTAG --fit 300
+                                                        # plus a full GP fit, new build only
 
 Sets: TU data sets (q = 0.01, KroneckerDelta(0.5) on node labels and on edge
 labels where the set has them, else Constant(1)), ``NAME=N`` an evenly spread
