@@ -46,98 +46,124 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	opt := sparsegram.Options{NJobs: p.NJobs, Control: r.ctl}
-	switch p.Semiring {
-	case "product":
-		opt.Semiring = sparsegram.SumProduct
-	case "min":
-		opt.Semiring = sparsegram.SumMin
-	default:
-		return inputError("semiring must be 'product' or 'min', got %q", p.Semiring)
-	}
-	wlOpt := wl.Options{Iterations: p.NIter, NodeLabelCol: p.NodeLabelCol, EdgeLabelCol: p.EdgeLabelCol,
-		NJobs: p.NJobs, Control: r.ctl}
-	// The hash graph kernel averages its T hashed WL kernels: the product of
-	// the concatenated features, scaled by 1/T.
-	scale := 1.0
-	if p.Features == "hash" {
-		if p.Hash == nil {
-			return inputError("features 'hash' needs the hash parameters")
-		}
-		scale = 1 / float64(max(p.Hash.Hashes, 1))
-	}
-	features := func(gs []*graph.Graph) (*sparsegram.Features, error) {
-		switch p.Features {
-		case "wl":
-			return wl.Features(gs, wlOpt)
-		case "edges":
-			return wl.EdgeFeatures(gs, p.EdgeLabelCol)
-		case "hash":
-			h := p.Hash
-			return wl.HashFeatures(gs, wl.HashOptions{WL: wlOpt, AttrCol: h.AttrCol, AttrWidth: h.AttrWidth,
-				Projections: h.Projections, Offsets: h.Offsets, Hashes: h.Hashes, PerHash: h.PerHash, BinWidth: h.BinWidth})
-		}
-		return nil, inputError("features must be 'wl', 'edges' or 'hash', got %q", p.Features)
-	}
-	scaled := func(err error, out []float64) error {
-		if err == nil && scale != 1 {
-			for i := range out {
-				out[i] *= scale
-			}
-		}
-		return err
-	}
-	gpu, err := p.gpu(warn)
+	c, err := newExplicitCall(&p, r, warn)
 	if err != nil {
 		return err
 	}
-	if gpu && mode != "gram" {
+	if c.gpu && mode != "gram" {
 		cpuOnly(fmt.Sprintf("mode %q of the explicit-feature kernels", mode), warn)
-	}
-	// product is the Gram matrix of the features: on the GPU in mode "gram"
-	// when one is used (exact: equal to the CPU's entry for entry), on the CPU
-	// otherwise or when the GPU cannot take the call (onCPU's convention).
-	product := func(X, Y *sparsegram.Features, symmetric bool, out []float64) error {
-		if gpu {
-			err := cuda.ExplicitGram(X, Y, symmetric, opt.Semiring, p.DeviceIndex, out, nil)
-			if !onCPU(err, warn) {
-				return err
-			}
-		}
-		return sparsegram.Gram(X, Y, symmetric, opt, out)
 	}
 	if mode == "features" {
 		if !r.symmetric {
 			return inputError("features takes one list of graphs")
 		}
-		f, err := features(r.x.graphs)
+		f, err := c.features(r.x.graphs)
 		if err != nil {
 			return err
 		}
 		return writeFeatures(f, b)
 	}
-	return graphKernel(mode, r, b,
-		func(X, Y []*graph.Graph, symmetric bool, _ struct{}, out []float64) error {
-			if symmetric {
-				f, err := features(X)
-				if err != nil {
-					return err
-				}
-				return scaled(product(f, nil, true, out), out)
-			}
-			f, err := features(append(slices.Clip(X), Y...))
-			if err != nil {
-				return err
-			}
-			return scaled(product(rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y)), false, out), out)
-		},
-		func(X []*graph.Graph, _ struct{}, out []float64) error {
-			f, err := features(X)
-			if err != nil {
-				return err
-			}
-			return scaled(sparsegram.Diag(f, opt, out), out)
-		}, struct{}{})
+	return graphKernel(mode, r, b, c.gram, c.diag, struct{}{})
+}
+
+// explicitCall is one call of an explicit-feature kernel: its options, and
+// whether the Gram product goes to the GPU.
+type explicitCall struct {
+	p     *explicitParams
+	opt   sparsegram.Options
+	wlOpt wl.Options
+	// scale multiplies every Gram and diagonal entry: the hash graph kernel
+	// averages its T hashed WL kernels (1/T), the others keep 1.
+	scale float64
+	gpu   bool
+	warn  *warnings
+}
+
+func newExplicitCall(p *explicitParams, r *request, warn *warnings) (*explicitCall, error) {
+	c := &explicitCall{p: p, opt: sparsegram.Options{NJobs: p.NJobs, Control: r.ctl}, scale: 1, warn: warn,
+		wlOpt: wl.Options{Iterations: p.NIter, NodeLabelCol: p.NodeLabelCol, EdgeLabelCol: p.EdgeLabelCol,
+			NJobs: p.NJobs, Control: r.ctl}}
+	switch p.Semiring {
+	case "product":
+		c.opt.Semiring = sparsegram.SumProduct
+	case "min":
+		c.opt.Semiring = sparsegram.SumMin
+	default:
+		return nil, inputError("semiring must be 'product' or 'min', got %q", p.Semiring)
+	}
+	if p.Features == "hash" {
+		if p.Hash == nil {
+			return nil, inputError("features 'hash' needs the hash parameters")
+		}
+		c.scale = 1 / float64(max(p.Hash.Hashes, 1))
+	}
+	var err error
+	c.gpu, err = p.gpu(warn)
+	return c, err
+}
+
+// features is the feature map of gs, one label dictionary over all of them.
+func (c *explicitCall) features(gs []*graph.Graph) (*sparsegram.Features, error) {
+	switch c.p.Features {
+	case "wl":
+		return wl.Features(gs, c.wlOpt)
+	case "edges":
+		return wl.EdgeFeatures(gs, c.p.EdgeLabelCol)
+	case "hash":
+		h := c.p.Hash
+		return wl.HashFeatures(gs, wl.HashOptions{WL: c.wlOpt, AttrCol: h.AttrCol, AttrWidth: h.AttrWidth,
+			Projections: h.Projections, Offsets: h.Offsets, Hashes: h.Hashes, PerHash: h.PerHash, BinWidth: h.BinWidth})
+	}
+	return nil, inputError("features must be 'wl', 'edges' or 'hash', got %q", c.p.Features)
+}
+
+// product is the Gram matrix of the features: on the GPU when one is used
+// (exact: equal to the CPU's entry for entry), on the CPU otherwise or when
+// the GPU cannot take the call (onCPU's convention).
+func (c *explicitCall) product(X, Y *sparsegram.Features, symmetric bool, out []float64) error {
+	if c.gpu {
+		err := cuda.ExplicitGram(X, Y, symmetric, c.opt.Semiring, c.p.DeviceIndex, out, nil)
+		if !onCPU(err, c.warn) {
+			return err
+		}
+	}
+	return sparsegram.Gram(X, Y, symmetric, c.opt, out)
+}
+
+// gram is K(X, Y) (graphKernel's contract): the features of X, or of X ∪ Y
+// split back into its two row ranges, and their product.
+func (c *explicitCall) gram(X, Y []*graph.Graph, symmetric bool, _ struct{}, out []float64) error {
+	if symmetric {
+		f, err := c.features(X)
+		if err != nil {
+			return err
+		}
+		return c.scaled(c.product(f, nil, true, out), out)
+	}
+	f, err := c.features(append(slices.Clip(X), Y...))
+	if err != nil {
+		return err
+	}
+	return c.scaled(c.product(rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y)), false, out), out)
+}
+
+// diag is K(x, x) for each graph of X (graphKernel's contract), on the CPU.
+func (c *explicitCall) diag(X []*graph.Graph, _ struct{}, out []float64) error {
+	f, err := c.features(X)
+	if err != nil {
+		return err
+	}
+	return c.scaled(sparsegram.Diag(f, c.opt, out), out)
+}
+
+// scaled applies scale to out unless err is set, and returns err.
+func (c *explicitCall) scaled(err error, out []float64) error {
+	if err == nil && c.scale != 1 {
+		for i := range out {
+			out[i] *= c.scale
+		}
+	}
+	return err
 }
 
 // writeFeatures packs f into the int64 buffer out (docs/abi.md): nnz, the
