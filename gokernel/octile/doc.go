@@ -72,27 +72,9 @@
 //
 // # Which path wins
 //
-// Measured with BenchmarkMatVec on the development machine (a shared 2-core
-// AMD EPYC virtual machine, AVX2+FMA, GOEXPERIMENT=simd), on typical pairs of
-// MUTAG, NCI1 and PROTEINS, the two largest PROTEINS graphs, and
-// Newman–Watts–Strogatz (96, 3, 0.1) and Barabási–Albert (96, 6) pairs:
-//
-//   - Discrete edge labels (Kronecker delta, constant): Factorized wins or
-//     ties on all sets: 1–3.4× faster than Tiled on MUTAG, NCI1 and typical
-//     PROTEINS pairs, 2–16× on NWS, BA and the large PROTEINS pair. Explicit
-//     ties it on the smallest pairs (MUTAG, NCI1), whose product fits in cache.
-//   - Continuous edge features (a square exponential on a real column):
-//     every edge is its own class, so Factorized does not apply. Explicit wins
-//     while the product fits (up to PROTEINS-sized pairs); Tiled, then mostly
-//     sparse×sparse, takes over beyond MaxExplicit; Eval is 15–40× slower.
-//   - Within Tiled, with the vector kernels: sparse×sparse beats the dense
-//     primitives only while the larger tile of a pair has at most about
-//     MV/SS ≈ 4 nonzeros (about 11 without the vector kernels); dense×dense
-//     beats dense×sparse when a tile's nonzeros share columns, 2 per
-//     (class, column) group on average. Reverse primitives cost about 1.4×
-//     their forward twins.
-//   - Reordering (PackReordered) speeds Tiled up 1.0–4.5× over the natural
-//     order (most on the large PROTEINS pair, nothing on MUTAG).
-//   - The vector kernels make dense×sparse about 2× faster and Tiled 1.2–2×;
-//     Factorized gains up to 1.25× from the vector axpy.
+// Factorized for discrete edge labels, Explicit for continuous edge features
+// while the product fits in cache (MaxExplicit), Tiled beyond it, with the
+// vector kernels and reordering helping Tiled most on large sparse pairs;
+// BenchmarkMatVec measures it, and benchmarks/log/go_core_measurements.md
+// keeps the numbers behind these choices.
 package octile

@@ -20,8 +20,8 @@ const blockRows = 64
 // copied across the diagonal. Rows go in the caller's order: grouping alike
 // rows by MinHash signatures (Jiang et al., PPoPP 2020) measured 1.1 to 2
 // times slower on NCI1's WL features, its permuted tile stores and mirror
-// turning into scattered writes over the result (the commit removing it has
-// the numbers).
+// turning into scattered writes over the result
+// (benchmarks/log/go_core_measurements.md).
 type engine struct {
 	s      Semiring
 	sym    bool

@@ -14,19 +14,12 @@ import (
 // when its scatter work exceeds the panel's work per column, nx·ny·ρ, where ρ
 // is the ratio of a panel multiply-add (one SIMD lane) to a scattered one.
 
-// densityCut is ρ: a column joins the panel when n_f^X·n_f^Y > ρ·nx·ny.
-// Measured on NCI1's WL features (4,110 rows, h = 5; symmetric, 2 cores
-// shared with another job, load average ~1; the panel widths interleaved,
-// 9 rounds, median): with the AVX-512 kernels SumProduct took 96, 43, 41,
-// 44, 50 and 62 ms for panels of 0, 25, 50, 72, 100 and 150 columns, SumMin
-// 99, 43, 47, 49, 55 and 69 ms. On the NCI1-like features (one goroutine,
-// best of 5) the curve was as flat from 25 to 100 columns. ρ = 0.02 takes
-// the 45 columns of NCI1 with n_f > 580, and 53 of the NCI1-like ones. The
-// AVX2 kernels (forced on the same machine) took 1.2–1.5× the AVX-512 ones'
-// time at 50–200 columns: ρ = 0.04. The portable kernels lost to the scatter at every width tried (interleaved,
-// SumProduct 95, 104 and 106 ms for 0, 3 and 8 columns; SumMin 105, 113,
-// 114 ms): the panel's fixed cost, storing every entry through tiles,
-// exceeds what its few columns save, so without SIMD everything is scattered.
+// densityCut is ρ: a column joins the panel when n_f^X·n_f^Y > ρ·nx·ny. The
+// panel time is flat from 25 to 100 columns on NCI1's WL features, so ρ need
+// only be about right: 0.02 with the AVX-512 kernels, 0.04 with AVX2 (1.2–1.5
+// times slower), and no panel at all with the portable kernels, whose fixed
+// cost exceeds what a few columns save (BenchmarkPanelWidth; the numbers are
+// in benchmarks/log/go_core_measurements.md).
 func densityCut() float64 {
 	switch lanes := simdLanes(); {
 	case lanes >= 16:
