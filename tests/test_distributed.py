@@ -14,7 +14,7 @@ zarr = pytest.importorskip("zarr", reason="the out-of-core output needs zarr")
 from graphgram import (HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel,  # noqa: E402
                        WeisfeilerLehmanKernel)
 from graphgram import distributed as gg_distributed  # noqa: E402
-from graphgram.kernels._base import cosine_normalize  # noqa: E402
+from graphgram.kernels._normalize import cosine_normalize  # noqa: E402
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct  # noqa: E402
 
 

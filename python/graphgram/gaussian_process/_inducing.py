@@ -10,7 +10,7 @@ on any NumPy matrix.
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..kernels._base import normalize_exponent, normalized_diag
+from ..kernels._normalize import normalize_exponent, normalized_diag
 
 __all__ = ["METHODS", "choose", "kmeans_plus_plus", "pivoted_cholesky", "random_subset"]
 

@@ -13,69 +13,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _backend
 from .._backend import as_graph_list
+# The normalization helpers, re-exported for the modules that import them from here.
+from ._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
 
 __all__ = ["GraphKernelBase", "GraphKernelInternals", "as_graph_list", "cosine_normalize", "normalize_exponent",
            "normalize_symmetric", "normalized_diag"]
-
-
-def normalize_exponent(normalize):
-    """The exponent s of ``normalize`` (see :func:`cosine_normalize`): 0 for False, 1 for True."""
-    if isinstance(normalize, (bool, np.bool_)):
-        return 1.0 if normalize else 0.0
-    return float(normalize)
-
-
-def cosine_normalize(K, diag_x, diag_y, s=1.0):
-    """Scale K in place to K[i, j] / (diag_x[i] * diag_y[j]) ** (s / 2), with 0 where a
-    diagonal is 0, and return it.
-
-    s = 1 is the cosine normalization; 0 < s < 1 keeps part of the dependence of
-    K on the graphs' sizes (their self-similarities), s = 0 all of it. Every s
-    gives a positive semi-definite kernel (K scaled by g(x) g(y)).
-
-    An entry whose raw value equals both self-similarities, bit for bit (a graph
-    against itself, or against a copy, on whichever side), is set to the
-    normalized self-similarity (:func:`normalized_diag`: exactly 1 for the
-    cosine), so that it carries no rounding and is the same in symmetric and
-    cross calls. (By Cauchy–Schwarz such graphs are kernel-equivalent, whose
-    normalized similarity is that value exactly.)
-    """
-    scale_x = np.zeros_like(diag_x)
-    scale_y = np.zeros_like(diag_y)
-    np.divide(1.0, np.sqrt(diag_x) ** s, out=scale_x, where=diag_x > 0)
-    np.divide(1.0, np.sqrt(diag_y) ** s, out=scale_y, where=diag_y > 0)
-    self_x = normalized_diag(diag_x, s)
-    # One factor per entry (s_i s_j, which is s_j s_i exactly): a symmetric K stays
-    # symmetric. Rows in blocks of about 64 Ki entries: no temporary as large as K.
-    step = max(1, 2**16 // max(1, K.shape[1]))
-    for a in range(0, K.shape[0], step):
-        b = slice(a, a + step)
-        same = (K[b] == diag_x[b, None]) & (K[b] == diag_y[None, :])
-        K[b] *= np.outer(scale_x[b], scale_y)
-        if same.any():
-            rows, cols = np.nonzero(same)
-            K[b][rows, cols] = self_x[b][rows]
-    return K
-
-
-def normalized_diag(d, s=1.0):
-    """The self-similarities of the kernel normalized with exponent s, from the raw ones d:
-    d^(1 − s), exactly 1 for the cosine, 0 where d is 0."""
-    if s == 1:
-        return np.where(d > 0, 1.0, 0.0)
-    if s:
-        return np.where(d > 0, d ** (1 - s), 0.0)
-    return d
-
-
-def normalize_symmetric(K, d, s=1.0):
-    """Return the normalized symmetric block K(X, X) whose raw diagonal is d (exponent s).
-
-    The diagonal is the normalized self-similarities without rounding (exactly 1
-    for the cosine, 0 where d is 0), as are the entries of copies (see
-    :func:`cosine_normalize`).
-    """
-    return cosine_normalize(K, d, d, s)
 
 
 # The parameters of where and how every graph kernel computes, documented
@@ -89,7 +31,7 @@ verbose : bool, default=None
     seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
 device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
     Where to compute. "auto" uses a GPU when graphgram has its CUDA library
-    (the wheels do; source builds with ``GRAPHGRAM_CUDA=1``) and a device is
+    (the x86-64 Linux wheels do; Linux source builds with ``GRAPHGRAM_CUDA=1``) and a device is
     present, else the CPU, silently; "cuda" (or "cuda:N" for device N) raises
     an error naming the CUDA error when no GPU can be used
     (:func:`graphgram.devices` tells which). Modes the GPU backend lacks, and

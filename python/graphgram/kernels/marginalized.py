@@ -7,8 +7,8 @@ from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter
 
 from ..microkernels import Constant, MicroKernel
-from ._base import (GraphKernelBase, document_execution, as_graph_list, cosine_normalize, normalize_exponent,
-                    normalized_diag)
+from ._base import GraphKernelBase, document_execution, as_graph_list
+from ._normalize import cosine_normalize, normalize_exponent, normalized_diag
 
 __all__ = ["MarginalizedGraphKernel"]
 
