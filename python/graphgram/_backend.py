@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from ._config import get_config
-from .graph import Graph
+from .graph import Graph, as_graph_list  # as_graph_list re-exported for old imports
 
 try:
     from ._ggcore import pybind as _pybind
@@ -325,33 +325,6 @@ def _structure(name, graphs):
     edges = np.ascontiguousarray(edges, dtype=np.int64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     return node_ptr, edge_ptr, edges, weights
-
-
-def as_graph_list(X, name="X"):
-    """Return ``X`` as a list of valid graphs, or raise a clear error.
-
-    Parameters
-    ----------
-    X : sequence of Graph
-        The graphs; a single ``Graph`` is rejected so that ``kernel(g)`` is not
-        mistaken for ``kernel([g])``.
-    name : str
-        How error messages call the argument.
-    """
-    if isinstance(X, Graph):
-        raise TypeError("%s must be a list of graphs, not a single Graph; use [g]" % name)
-    if isinstance(X, (str, bytes, dict)) or not hasattr(X, "__len__") or not hasattr(X, "__iter__"):
-        raise TypeError("%s must be a list of graphgram.Graph, got %s" % (name, type(X).__name__))
-    graphs = list(X)
-    if not graphs:
-        raise ValueError("%s is empty: at least one graph is needed" % name)
-    for i, g in enumerate(graphs):
-        if not isinstance(g, Graph):
-            raise TypeError("%s[%d] is not a graphgram.Graph (got %s)" % (name, i, type(g).__name__))
-    # The arrays are read-only, but a determined caller can change that: check
-    # them again before Go reads them.
-    Graph.validate_all(graphs, name)
-    return graphs
 
 
 def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ()), names=("X", "Y")):

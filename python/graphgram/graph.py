@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["Graph"]
+__all__ = ["Graph", "as_graph_list"]
 
 _MAX_EXACT_INT = 2**53
 # Node and edge counts are int32 in the Go core.
@@ -730,3 +730,30 @@ class Graph:
                 d[weight] = float(self._weights[e])
             g.add_edge(int(self._edges[e, 0]), int(self._edges[e, 1]), **d)
         return g
+
+
+def as_graph_list(X, name="X"):
+    """Return ``X`` as a list of valid graphs, or raise a clear error.
+
+    Parameters
+    ----------
+    X : sequence of Graph
+        The graphs; a single ``Graph`` is rejected so that ``kernel(g)`` is not
+        mistaken for ``kernel([g])``.
+    name : str
+        How error messages call the argument.
+    """
+    if isinstance(X, Graph):
+        raise TypeError("%s must be a list of graphs, not a single Graph; use [g]" % name)
+    if isinstance(X, (str, bytes, dict)) or not hasattr(X, "__len__") or not hasattr(X, "__iter__"):
+        raise TypeError("%s must be a list of graphgram.Graph, got %s" % (name, type(X).__name__))
+    graphs = list(X)
+    if not graphs:
+        raise ValueError("%s is empty: at least one graph is needed" % name)
+    for i, g in enumerate(graphs):
+        if not isinstance(g, Graph):
+            raise TypeError("%s[%d] is not a graphgram.Graph (got %s)" % (name, i, type(g).__name__))
+    # The arrays are read-only, but a determined caller can change that: check
+    # them again before Go reads them.
+    Graph.validate_all(graphs, name)
+    return graphs

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
 
-from .._backend import as_graph_list
+from ..graph import as_graph_list
 
 __all__ = ["GraphKernel"]
 

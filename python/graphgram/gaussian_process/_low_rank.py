@@ -16,7 +16,7 @@ from sklearn.base import TransformerMixin, clone
 from sklearn.exceptions import NotFittedError
 
 from .. import _backend
-from .._backend import as_graph_list
+from ..graph import as_graph_list
 from ..kernels._base import GraphKernelBase
 from ._inducing import METHODS, choose as choose_inducing
 from ._graph_kernel import GraphKernel

@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._backend import as_graph_list
+from ..graph import as_graph_list
 from . import _lbfgs, _woodbury
 from ._low_rank import LowRankGraphKernel, project
 

@@ -12,7 +12,7 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _backend
-from .._backend import as_graph_list
+from ..graph import as_graph_list
 # The normalization helpers, re-exported for the modules that import them from here.
 from ._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
 
@@ -76,7 +76,7 @@ class GraphKernelInternals(typing.Protocol):
     a graph kernel (tests/test_kernel_internals.py checks both).
 
     Every ``X`` and ``Y`` is a list of graphs already validated by the caller
-    (:func:`~graphgram._backend.as_graph_list`), and the kernel's parameters are
+    (:func:`~graphgram.graph.as_graph_list`), and the kernel's parameters are
     checked (:meth:`_check_params`) before the first computation.
 
     Attributes

@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 import scipy.sparse
 
-from .._backend import as_graph_list
+from ..graph import as_graph_list
 from ._base import GraphKernelBase, document_execution
 
 __all__ = ["WeisfeilerLehmanKernel", "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel"]
