@@ -43,13 +43,11 @@ func BenchmarkGram(b *testing.B) {
 // BenchmarkPanelWidth forces the panel width (densityCut's numbers were
 // taken the same way, the widths interleaved to share the load changes).
 func BenchmarkPanelWidth(b *testing.B) {
-	defer func(f int) { forcePanel = f }(forcePanel)
 	for dn, X := range benchData(b) {
 		for sn, s := range semirings {
 			for _, F := range []int{0, 25, 50, 100, 150, 200} {
 				b.Run(fmt.Sprintf("%s/%s/F=%d", dn, sn, F), func(b *testing.B) {
-					forcePanel = F
-					benchGram(b, X, Options{Semiring: s})
+					benchGram(b, X, Options{Semiring: s, tune: tuning{panel: F, panelForced: true}})
 				})
 			}
 		}

@@ -30,11 +30,13 @@ type engine struct {
 	pan    panel
 	sc     scatter
 	ctl    *schedule.Control
+	hook   func(b int) // tuning.blockHook
 }
 
 func newEngine(X, Y *Features, symmetric bool, opt Options, out []float64) *engine {
-	e := &engine{s: opt.Semiring, sym: symmetric, nx: X.Rows(), ny: Y.Rows(), out: out, ctl: opt.Control}
-	cols := choosePanel(X, Y, opt.Semiring)
+	e := &engine{s: opt.Semiring, sym: symmetric, nx: X.Rows(), ny: Y.Rows(), out: out, ctl: opt.Control,
+		hook: opt.tune.blockHook}
+	cols := choosePanel(X, Y, opt.Semiring, opt.tune)
 	panelCol := make([]int32, X.NumCols)
 	for c := range panelCol {
 		panelCol[c] = -1
@@ -44,7 +46,7 @@ func newEngine(X, Y *Features, symmetric bool, opt Options, out []float64) *engi
 	}
 	pack := func() {
 		if F := len(cols); F > 0 {
-			kern, nr := kernelFor(opt.Semiring)
+			kern, nr := kernelFor(opt.Semiring, opt.tune.kernels)
 			e.pan = panel{F: F, nr: nr, kern: kern,
 				ap: packA(X, panelCol, F),
 				bp: packB(Y, panelCol, F, nr)}
@@ -68,8 +70,8 @@ func (e *engine) run(nJobs int) error {
 	nb := (e.nx + blockRows - 1) / blockRows
 	e.ctl.AddTotal(e.nx)
 	return schedule.Run(e.ctl, nb, nJobs, 1, func(_, b int) error {
-		if blockHook != nil {
-			blockHook(b)
+		if e.hook != nil {
+			e.hook(b)
 		}
 		i0, i1 := b*blockRows, min((b+1)*blockRows, e.nx)
 		if err := e.block(i0, i1); err != nil {
@@ -82,9 +84,6 @@ func (e *engine) run(nJobs int) error {
 		return nil
 	})
 }
-
-// blockHook, when set, is called at the start of every block (a test hook).
-var blockHook func(b int)
 
 // block computes rows [i0, i1), i0 a multiple of blockRows: all their
 // entries, or when symmetric those in columns ≥ i0.

@@ -104,12 +104,34 @@ func minGo(nr int) tileKernel {
 	}
 }
 
+// kernelSet says which tile kernels the engine may use: the zero value the
+// best the CPU has, the others for tests, so that every kernel the CPU can
+// run is tested in a GOEXPERIMENT=simd build.
+type kernelSet int
+
+const (
+	bestKernels     kernelSet = iota
+	noAVX512Kernels           // the AVX2 ones on an AVX-512 machine
+	portableKernels
+)
+
+// tuning holds the engine's test overrides: an unexported field of Options,
+// so that tests set them per call and can run in parallel.
+type tuning struct {
+	// panel, when panelForced, is the panel width to use (as far as columns allow).
+	panel       int
+	panelForced bool
+	kernels     kernelSet
+	// blockHook, when set, is called at the start of every block.
+	blockHook func(b int)
+}
+
 // kernelFor returns the tile kernel and its nr for s: the SIMD ones when
-// available (and not disabled by the test hook noSIMD), else the portable ones.
-func kernelFor(s Semiring) (tileKernel, int) {
-	if !noSIMD {
-		if k, nr := simdKernel(s); k != nil {
-			return k, nr
+// available and allowed by k, else the portable ones.
+func kernelFor(s Semiring, k kernelSet) (tileKernel, int) {
+	if k != portableKernels {
+		if kern, nr := simdKernel(s, k != noAVX512Kernels); kern != nil {
+			return kern, nr
 		}
 	}
 	if s == SumMin {
@@ -118,16 +140,13 @@ func kernelFor(s Semiring) (tileKernel, int) {
 	return prodGo(16), 16
 }
 
-// noSIMD makes kernelFor return the portable kernels, and noAVX512 the AVX2
-// ones on an AVX-512 machine (test hooks, so that every kernel the CPU can
-// run is tested in a GOEXPERIMENT=simd build).
-var noSIMD, noAVX512 = false, false
-
 // simdLanes returns the float32 lanes of the SIMD kernels kernelFor uses (1
 // for the portable ones).
-func simdLanes() int {
-	if _, nr := simdKernel(SumProduct); nr > 0 && !noSIMD {
-		return nr / 2
+func simdLanes(k kernelSet) int {
+	if k != portableKernels {
+		if kern, nr := simdKernel(SumProduct, k != noAVX512Kernels); kern != nil {
+			return nr / 2
+		}
 	}
 	return 1
 }

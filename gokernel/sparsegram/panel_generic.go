@@ -3,4 +3,4 @@
 package sparsegram
 
 // simdKernel returns no kernel: this build has no SIMD kernels.
-func simdKernel(Semiring) (tileKernel, int) { return nil, 0 }
+func simdKernel(Semiring, bool) (tileKernel, int) { return nil, 0 }

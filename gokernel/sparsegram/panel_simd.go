@@ -6,11 +6,12 @@ import "simd/archsimd"
 
 // simdKernel returns the AVX-512 tile kernels (nr = 32, two 16-lane vectors)
 // on CPUs with AVX-512, the AVX2 ones (nr = 16, two 8-lane vectors) on CPUs
-// with AVX2 and FMA, and nil otherwise. Each keeps its 4×nr tile in 8
-// accumulators; an A value is broadcast and combined with both B vectors.
-func simdKernel(s Semiring) (tileKernel, int) {
+// with AVX2 and FMA (or AVX-512 ones, when avx512 is false), and nil
+// otherwise. Each keeps its 4×nr tile in 8 accumulators; an A value is
+// broadcast and combined with both B vectors.
+func simdKernel(s Semiring, avx512 bool) (tileKernel, int) {
 	switch {
-	case archsimd.X86.AVX512() && !noAVX512:
+	case archsimd.X86.AVX512() && avx512:
 		if s == SumMin {
 			return min512, 32
 		}

@@ -20,8 +20,8 @@ import (
 // times slower), and no panel at all with the portable kernels, whose fixed
 // cost exceeds what a few columns save (BenchmarkPanelWidth; the numbers are
 // in benchmarks/log/go_core_measurements.md).
-func densityCut() float64 {
-	switch lanes := simdLanes(); {
+func densityCut(k kernelSet) float64 {
+	switch lanes := simdLanes(k); {
 	case lanes >= 16:
 		return 0.02
 	case lanes >= 8:
@@ -38,9 +38,6 @@ const maxPanel = 2048
 // would soon push the float32 panel sums past 2^24. Such columns stay sparse,
 // where float64 sums are exact to 2^53.
 const maxPanelValue = 1 << 12
-
-// forcePanel, when >= 0, overrides the panel width (a test hook).
-var forcePanel = -1
 
 // colStats holds, per column, the rows holding it and its largest count.
 type colStats struct {
@@ -92,7 +89,7 @@ func bound(X, Y *Features, s Semiring, in []bool) float64 {
 
 // choosePanel returns the panel's columns, most widely held first. The panel
 // is cut down, when needed, until its float32 sums are provably exact.
-func choosePanel(X, Y *Features, s Semiring) []int32 {
+func choosePanel(X, Y *Features, s Semiring, t tuning) []int32 {
 	sx := statsOf(X)
 	sy := sx
 	if Y != X {
@@ -112,17 +109,17 @@ func choosePanel(X, Y *Features, s Semiring) []int32 {
 		return cand
 	}
 	var cand []int32
-	if forcePanel >= 0 {
-		// Lower the cut until forcePanel columns pass it, or all do.
+	if t.panelForced {
+		// Lower the cut until t.panel columns pass it, or all do.
 		cut := nx * ny
-		for cand = pick(cut); len(cand) < forcePanel && cut >= 1; cand = pick(cut) {
+		for cand = pick(cut); len(cand) < t.panel && cut >= 1; cand = pick(cut) {
 			cut /= 2
 		}
-		if len(cand) < forcePanel {
+		if len(cand) < t.panel {
 			cand = pick(0)
 		}
 	} else {
-		cand = pick(densityCut() * nx * ny)
+		cand = pick(densityCut(t.kernels) * nx * ny)
 	}
 	slices.SortFunc(cand, func(a, b int32) int {
 		if c := cmp.Compare(work(b), work(a)); c != 0 {
@@ -133,8 +130,8 @@ func choosePanel(X, Y *Features, s Semiring) []int32 {
 	// The packed panel takes F·(nx+ny) float32s: at most about the size of
 	// the result (nx·ny float64s), which matters only for very unequal shapes.
 	width := min(len(cand), maxPanel, max(1, int(2*nx*ny/(nx+ny))))
-	if forcePanel >= 0 {
-		width = min(forcePanel, len(cand))
+	if t.panelForced {
+		width = min(t.panel, len(cand))
 	}
 	in := make([]bool, X.NumCols)
 	for width > 0 {

@@ -85,6 +85,8 @@ type Options struct {
 	// Control stops the computation and reports progress in rows of the
 	// result; nil for none.
 	Control *schedule.Control
+	// tune overrides the engine's own choices (tests and benchmarks only).
+	tune tuning
 }
 
 // Gram writes K(X, Y) to out, row-major len(X)×len(Y). With symmetric, Y is

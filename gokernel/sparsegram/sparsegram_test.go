@@ -57,7 +57,6 @@ func nanSlice(n int) []float64 {
 // goroutines, panels of no, some and all columns, both row orders, and the
 // SIMD and portable kernels. out starts as NaN so a missed entry fails too.
 func TestGramAgainstReference(t *testing.T) {
-	defer func(f int, n, a bool) { forcePanel, noSIMD, noAVX512 = f, n, a }(forcePanel, noSIMD, noAVX512)
 	for _, tc := range testCases() {
 		for _, s := range []Semiring{SumProduct, SumMin} {
 			for _, sym := range []bool{true, false} {
@@ -72,10 +71,11 @@ func TestGramAgainstReference(t *testing.T) {
 				for _, panel := range []int{-1, 0, 3, 1 << 30} {
 					for _, kern := range []string{"best", "avx2", "portable"} {
 						for _, jobs := range []int{1, 3} {
-							forcePanel, noSIMD, noAVX512 = panel, kern == "portable", kern == "avx2"
+							tune := tuning{panel: panel, panelForced: panel >= 0, kernels: map[string]kernelSet{
+								"best": bestKernels, "avx2": noAVX512Kernels, "portable": portableKernels}[kern]}
 							name := fmt.Sprintf("%s/s%d/sym=%v/panel=%d/kernel=%s/jobs=%d", tc.name, s, sym, panel, kern, jobs)
 							got := nanSlice(len(want))
-							err := Gram(tc.X, tc.Y, sym, Options{Semiring: s, NJobs: jobs}, got)
+							err := Gram(tc.X, tc.Y, sym, Options{Semiring: s, NJobs: jobs, tune: tune}, got)
 							if err != nil {
 								t.Fatalf("%s: %v", name, err)
 							}
@@ -95,12 +95,14 @@ func TestGramAgainstReference(t *testing.T) {
 // TestPanelKernels checks the tile kernels in use against the portable ones
 // on random tiles with all panel lengths 0..40.
 func TestPanelKernels(t *testing.T) {
-	defer func(a bool) { noAVX512 = a }(noAVX512)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, s := range []Semiring{SumProduct, SumMin, SumProduct + 2, SumMin + 2} {
-		noAVX512 = s >= 2 // the AVX2 kernels, where the CPU has them
+		set := bestKernels
+		if s >= 2 {
+			set = noAVX512Kernels // the AVX2 kernels, where the CPU has them
+		}
 		s %= 2
-		kern, nr := kernelFor(s)
+		kern, nr := kernelFor(s, set)
 		ref := prodGo(nr)
 		if s == SumMin {
 			ref = minGo(nr)
@@ -183,7 +185,7 @@ func TestProgress(t *testing.T) {
 }
 
 // TestCancel cancels before the start and from a task in the middle (through
-// the blockHook test hook, so the test does not depend on timing): Gram must
+// the tuning's blockHook, so the test does not depend on timing): Gram must
 // stop and return ErrCancelled.
 func TestCancel(t *testing.T) {
 	X := nci1Like(5)
@@ -197,15 +199,14 @@ func TestCancel(t *testing.T) {
 		}
 		for _, sym := range []bool{true, false} {
 			ctl = schedule.NewControl()
-			blockHook = func(b int) {
+			hook := func(b int) {
 				if b == 2 {
 					go ctl.Cancel()
 					for !ctl.Cancelled() {
 					}
 				}
 			}
-			err := Gram(X, X, sym, Options{Semiring: s, Control: ctl, NJobs: 2}, out)
-			blockHook = nil
+			err := Gram(X, X, sym, Options{Semiring: s, Control: ctl, NJobs: 2, tune: tuning{blockHook: hook}}, out)
 			if !errors.Is(err, schedule.ErrCancelled) {
 				t.Errorf("cancelled from another goroutine: got %v", err)
 			}
