@@ -155,6 +155,17 @@ func (g *Graph) PermuteEdges(order []int) *Graph {
 	return h
 }
 
+// WithFeatures returns a new graph with g's nodes, edges and weights and the
+// given feature rows (nodeCols per node, edgeCols per edge, in g's edge
+// order); it returns New's error when their sizes do not fit g.
+func (g *Graph) WithFeatures(nodeFeat []float64, nodeCols int, edgeFeat []float64, edgeCols int) (*Graph, error) {
+	edges := make([]int64, 2*len(g.EdgeU))
+	for e := range g.EdgeU {
+		edges[2*e], edges[2*e+1] = int64(g.EdgeU[e]), int64(g.EdgeV[e])
+	}
+	return New(g.N, edges, g.Weight, nodeFeat, nodeCols, edgeFeat, edgeCols)
+}
+
 // Degrees returns d_i = Σ_j w_ij, a self-loop counted once.
 func (g *Graph) Degrees() []float64 {
 	d := make([]float64, g.N)

@@ -282,3 +282,24 @@ func TestPermuteEdges(t *testing.T) {
 		}()
 	}
 }
+
+func TestWithFeatures(t *testing.T) {
+	g, err := New(3, []int64{0, 1, 1, 2, 2, 2}, []float64{0.5, 1, 2}, []float64{1, 2, 3}, 1, []float64{7, 8, 9}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := g.WithFeatures([]float64{4, 5, 6, 7, 8, 9}, 2, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.N != 3 || !slices.Equal(h.EdgeU, g.EdgeU) || !slices.Equal(h.EdgeV, g.EdgeV) || !slices.Equal(h.Weight, g.Weight) ||
+		!slices.Equal(h.RowPtr, g.RowPtr) || !slices.Equal(h.Col, g.Col) {
+		t.Errorf("structure changed: edges %v %v weights %v", h.EdgeU, h.EdgeV, h.Weight)
+	}
+	if h.NodeCols != 2 || !slices.Equal(h.Node(1), []float64{6, 7}) || h.EdgeCols != 0 || len(h.EdgeFeat) != 0 {
+		t.Errorf("features: node %v (%d cols), edge %v (%d cols)", h.NodeFeat, h.NodeCols, h.EdgeFeat, h.EdgeCols)
+	}
+	if _, err := g.WithFeatures([]float64{1, 2}, 1, nil, 0); err == nil {
+		t.Error("2 node feature values for 3 nodes: no error")
+	}
+}

@@ -115,10 +115,6 @@ func TestLabelTablesBuilt(t *testing.T) {
 func discreteGraphs(t testing.TB) []*graph.Graph {
 	var out []*graph.Graph
 	for _, g := range testGraphs(t) {
-		edges := make([]int64, 0, 2*len(g.EdgeU))
-		for e := range g.EdgeU {
-			edges = append(edges, int64(g.EdgeU[e]), int64(g.EdgeV[e]))
-		}
 		nf, ef := append([]float64(nil), g.NodeFeat...), append([]float64(nil), g.EdgeFeat...)
 		for i := 1; i < len(nf); i += 2 {
 			nf[i] = 0
@@ -126,7 +122,11 @@ func discreteGraphs(t testing.TB) []*graph.Graph {
 		for i := 1; i < len(ef); i += 2 {
 			ef[i] = 0
 		}
-		out = append(out, mustGraph(t, g.N, edges, g.Weight, nf, 2, ef, 2))
+		h, err := g.WithFeatures(nf, 2, ef, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h)
 	}
 	return out
 }

@@ -355,13 +355,9 @@ func (d *Dataset) LabelsOnly() ([]*graph.Graph, error) {
 	}
 	gs := make([]*graph.Graph, len(d.Graphs))
 	for i, g := range d.Graphs {
-		edges := make([]int64, 2*len(g.EdgeU))
-		for e := range g.EdgeU {
-			edges[2*e], edges[2*e+1] = int64(g.EdgeU[e]), int64(g.EdgeV[e])
-		}
 		nf, nc := keep(g.NodeFeat, g.NodeCols, d.NodeLabels)
 		ef, ec := keep(g.EdgeFeat, g.EdgeCols, d.EdgeLabels)
-		h, err := graph.New(g.N, edges, g.Weight, nf, nc, ef, ec)
+		h, err := g.WithFeatures(nf, nc, ef, ec)
 		if err != nil {
 			return nil, fmt.Errorf("%s graph %d: %w", d.Name, i+1, err)
 		}

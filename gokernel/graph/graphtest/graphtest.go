@@ -62,12 +62,8 @@ func WithNodeFeat(g *graph.Graph, nf []float64) *graph.Graph {
 	if nf == nil {
 		nf = g.NodeFeat
 	}
-	edges := make([]int64, 0, 2*g.NumEdges())
-	for e := range g.EdgeU {
-		edges = append(edges, int64(g.EdgeU[e]), int64(g.EdgeV[e]))
-	}
 	// New copies its arguments.
-	h, err := graph.New(g.N, edges, g.Weight, nf, g.NodeCols, g.EdgeFeat, g.EdgeCols)
+	h, err := g.WithFeatures(nf, g.NodeCols, g.EdgeFeat, g.EdgeCols)
 	if err != nil {
 		panic(err)
 	}

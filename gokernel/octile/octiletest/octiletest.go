@@ -186,10 +186,8 @@ func BarabasiAlbert(n, m int, seed uint64) *graph.Graph {
 func WithEdgeFeatures(g *graph.Graph, labels int, seed uint64) *graph.Graph {
 	rng := rand.New(rand.NewPCG(seed, 0x65646765))
 	m := g.NumEdges()
-	edges := make([]int64, 2*m)
 	ef := make([]float64, m*EdgeCols)
 	for e := 0; e < m; e++ {
-		edges[2*e], edges[2*e+1] = int64(g.EdgeU[e]), int64(g.EdgeV[e])
 		if g.EdgeCols > 0 {
 			ef[2*e] = g.Edge(e)[0]
 		} else {
@@ -197,7 +195,7 @@ func WithEdgeFeatures(g *graph.Graph, labels int, seed uint64) *graph.Graph {
 		}
 		ef[2*e+1] = rng.Float64()
 	}
-	h, err := graph.New(g.N, edges, g.Weight, g.NodeFeat, g.NodeCols, ef, EdgeCols)
+	h, err := g.WithFeatures(g.NodeFeat, g.NodeCols, ef, EdgeCols)
 	if err != nil {
 		panic(err)
 	}
