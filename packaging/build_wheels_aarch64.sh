@@ -108,19 +108,9 @@ build_and_test() {
     rm -f "$DIST"/graphgram-"$VERSION"-"$tag"-*aarch64*.whl
     log=$LOGS/$tag-aarch64.log
     t0=$(date +%s)
-    # From a fresh sdist, so that nothing built in the checkout for this machine (an
-    # editable install's x86-64 extension) can slip into the wheel.
-    "$TOOLS/bin/python" -m build --sdist --outdir "$RAW/sdist" . >"$log" 2>&1 || { tail -n 40 "$log"; die "sdist failed (log: $log)"; }
-    say "$tag aarch64: building from $(basename "$RAW"/sdist/*.tar.gz) with $py, CC=zig cc -target $ZIG_TARGET"
-    GRAPHGRAM_CROSS_GOARCH=arm64 GRAPHGRAM_CROSS_INCLUDE="$inc/python$v:$pyinc" GRAPHGRAM_CROSS_EXT_SUFFIX=".cpython-${tag#cp}-aarch64-linux-gnu.so" \
-        "$py" -m pip wheel -v --no-deps -w "$RAW" "$RAW"/sdist/graphgram-*.tar.gz >>"$log" 2>&1 ||
-        { tail -n 40 "$log"; die "pip wheel failed (log: $log)"; }
-    raw=$(ls "$RAW"/graphgram-*.whl)
-    # pip tags the wheel for this machine; the tag of the machine it was built for, then
-    # auditwheel's manylinux check and tag.
-    "$TOOLS/bin/python" -m wheel tags --remove --platform-tag linux_aarch64 "$raw" >/dev/null
-    raw=$(ls "$RAW"/graphgram-*linux_aarch64.whl)
-    # (auditwheel offers the aarch64 policies by name only on aarch64: "auto" picks the
+    raw=$(GRAPHGRAM_CROSS_GOARCH=arm64 GRAPHGRAM_CROSS_INCLUDE="$inc/python$v:$pyinc" \
+        GRAPHGRAM_CROSS_EXT_SUFFIX=".cpython-${tag#cp}-aarch64-linux-gnu.so" cross_wheel "$py" "$RAW" "$log" linux_aarch64)
+    # auditwheel's manylinux check and tag. (auditwheel offers the aarch64 policies by name only on aarch64: "auto" picks the
     # most compatible one the symbols allow, which must be $PLAT.)
     auditwheel repair --plat auto --only-plat -w "$DIST" "$raw" >"$LOGS/$tag-aarch64.auditwheel.txt" 2>&1 ||
         { cat "$LOGS/$tag-aarch64.auditwheel.txt"; die "auditwheel repair failed"; }

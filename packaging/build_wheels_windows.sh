@@ -132,18 +132,10 @@ rm -rf "$RAW" && mkdir -p "$RAW"
 rm -f "$DIST"/graphgram-"$VERSION"-"$tag"-"$tag"-"$PLAT".whl
 log=$LOGS/$tag-$PLAT.log
 t0=$(date +%s)
-# From a fresh sdist, so that nothing built in the checkout for this machine (an
-# editable install's Linux extension) can slip into the wheel.
-"$TOOLS/bin/python" -m build --sdist --outdir "$RAW/sdist" . >"$log" 2>&1 || { tail -n 40 "$log"; die "sdist failed (log: $log)"; }
-say "$tag $PLAT: building from $(basename "$RAW"/sdist/*.tar.gz) with $py, CC=zig cc -target $ZIG_TARGET"
-"$py" -m pip wheel -v --no-deps -w "$RAW" "$RAW"/sdist/graphgram-*.tar.gz >>"$log" 2>&1 ||
-    { tail -n 40 "$log"; die "pip wheel failed (log: $log)"; }
-raw=$(ls "$RAW"/graphgram-*.whl)
-# pip tags the wheel for this machine: the tag of the one it was built for. (No
-# auditwheel/delvewheel step: the extension needs no DLL but Windows' and Python's,
-# which check_wheel.py checks.)
-"$TOOLS/bin/python" -m wheel tags --remove --platform-tag "$PLAT" "$raw" >/dev/null
-mv "$RAW/graphgram-$VERSION-$tag-$tag-$PLAT.whl" "$DIST/"
+# (No auditwheel/delvewheel step: the extension needs no DLL but Windows' and
+# Python's, which check_wheel.py checks.)
+raw=$(cross_wheel "$py" "$RAW" "$log" "$PLAT")
+mv "$raw" "$DIST/"
 whl=$DIST/graphgram-$VERSION-$tag-$tag-$PLAT.whl
 say "$tag $PLAT: $(basename "$whl") built in $(( $(date +%s) - t0 )) s, $(du -k "$whl" | cut -f1) KiB"
 "$TOOLS/bin/python" packaging/check_wheel.py "$whl"
@@ -192,10 +184,7 @@ say "$tag $PLAT: smoke test under wine"
 (cd "$RUNDIR" && winpy wheel_smoke.py)
 # The harness must be able to fail: wine passes python's exit status on, and the same
 # test against golden values perturbed by 2e-9 relative (as test_wheels.sh does) fails.
-"$py" -c "
-import json, sys
-d = json.load(open(sys.argv[1])); d['K'][3][7] *= 1 + 2e-9
-json.dump(d, open(sys.argv[2], 'w'))" "$RUNDIR/wheel_smoke_golden.json" "$RUNDIR/perturbed_golden.json"
+write_perturbed_golden "$py" "$RUNDIR"
 say "$tag $PLAT: the smoke test under wine must fail on golden values perturbed by 2e-9 relative"
 if (cd "$RUNDIR" && winpy wheel_smoke.py --golden perturbed_golden.json >"$RUNDIR/neg.log"); then
     cat "$RUNDIR/neg.log"; die "the smoke test passed under wine against wrong golden values"

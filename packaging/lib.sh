@@ -1,5 +1,5 @@
 # Sourced by packaging's scripts (build_wheels.sh, test_wheels.sh, test_sdist.sh,
-# build_wheels_aarch64.sh), which each define die.
+# build_wheels_aarch64.sh, build_wheels_windows.sh), which each define die and say.
 
 # find_python V prints the path of CPython V: pyenv's newest V.x, else pythonV on
 # PATH; else it dies saying where it looked.
@@ -9,4 +9,32 @@ find_python() {
     [ -n "$p" ] || p=$(command -v "python$v" || true)
     [ -n "$p" ] || die "no CPython $v found (looked in $root/versions and for python$v on PATH)"
     echo "$p"
+}
+
+# write_perturbed_golden PY DIR writes DIR/perturbed_golden.json: DIR's
+# wheel_smoke_golden.json with one Gram entry off by 2e-9 relative, against which
+# the smoke test must fail (a smoke test that cannot fail tests nothing).
+write_perturbed_golden() {
+    "$1" -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['K'][3][7] *= 1 + 2e-9
+json.dump(d, open(sys.argv[2], 'w'))" "$2/wheel_smoke_golden.json" "$2/perturbed_golden.json"
+}
+
+# cross_wheel PY RAW LOG PLATFORM_TAG builds graphgram's wheel for another machine
+# (CC, ZIG_TARGET and GRAPHGRAM_CROSS_* set by the caller) into the empty folder RAW
+# with CPython PY, from a fresh sdist, so that nothing built in the checkout for this
+# machine (an editable install's extension) can slip in; pip tags the wheel for this
+# machine, so it is retagged PLATFORM_TAG. Prints the wheel's path; the build's output
+# goes to LOG. Needs TOOLS (build/wheeltools) and die, say.
+cross_wheel() {
+    local py=$1 raw=$2 log=$3 plat=$4 whl
+    "$TOOLS/bin/python" -m build --sdist --outdir "$raw/sdist" . >"$log" 2>&1 ||
+        { tail -n 40 "$log" >&2; die "sdist failed (log: $log)"; }
+    say "building from $(basename "$raw"/sdist/*.tar.gz) with $py, CC=zig cc -target $ZIG_TARGET" >&2
+    "$py" -m pip wheel -v --no-deps -w "$raw" "$raw"/sdist/graphgram-*.tar.gz >>"$log" 2>&1 ||
+        { tail -n 40 "$log" >&2; die "pip wheel failed (log: $log)"; }
+    whl=$(ls "$raw"/graphgram-*.whl)
+    "$TOOLS/bin/python" -m wheel tags --remove --platform-tag "$plat" "$whl" >/dev/null
+    ls "$raw"/graphgram-*-"$plat".whl
 }

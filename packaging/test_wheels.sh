@@ -34,10 +34,7 @@ RUNDIR=$(mktemp -d)
 trap 'rm -rf "$RUNDIR"' EXIT
 cp tests/wheel_smoke.py tests/wheel_smoke_golden.json tests/wheel_cuda_check.py "$RUNDIR/"
 EMULATED=$ROOT/build/cuda-emu/libggcuda_emu.so
-python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1])); d['K'][3][7] *= 1 + 2e-9
-json.dump(d, open(sys.argv[2], 'w'))" "$RUNDIR/wheel_smoke_golden.json" "$RUNDIR/perturbed_golden.json"
+write_perturbed_golden python3 "$RUNDIR"
 
 passed=0 failed=0 negative_done=0 emulated_built=0
 for v in $PYTHONS; do
