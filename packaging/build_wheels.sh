@@ -76,7 +76,7 @@ for v in $PYTHONS; do
     tag=cp${v/./}
     log=$LOGS/$tag.log
     say "$tag: building with $py ($("$py" -V 2>&1))"
-    rm -f "$DIST"/graphgram-"$VERSION"-"$tag"-*.whl
+    rm -f "$DIST"/graphgram-"$VERSION"-"$tag"-*x86_64.whl
     # setuptools keeps build/lib.* between builds: files of another build (another
     # machine's extension, say) would ship in this wheel (check_wheel.py catches them).
     rm -rf "$ROOT"/build/lib.* "$ROOT"/build/bdist.*
@@ -96,7 +96,7 @@ for v in $PYTHONS; do
     auditwheel show "$raw" >"$LOGS/$tag.auditwheel-show.txt" 2>&1 || { cat "$LOGS/$tag.auditwheel-show.txt"; die "$tag: auditwheel show failed"; }
     auditwheel repair --plat "$PLAT" --only-plat -w "$DIST" "$raw" >"$LOGS/$tag.auditwheel-repair.txt" 2>&1 \
         || { cat "$LOGS/$tag.auditwheel-repair.txt"; die "$tag: auditwheel repair --plat $PLAT failed"; }
-    whl=$(ls "$DIST"/graphgram-"$VERSION"-"$tag"-*.whl)
+    whl=$(ls "$DIST"/graphgram-"$VERSION"-"$tag"-*x86_64.whl)
     built+=("$whl")
     auditwheel show "$whl" >"$LOGS/$tag.auditwheel-show-repaired.txt" 2>&1 || { cat "$LOGS/$tag.auditwheel-show-repaired.txt"; die "$tag: auditwheel show of the repaired wheel failed"; }
     say "$tag: $(basename "$whl") built in $((t1 - t0)) s"

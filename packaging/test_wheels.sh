@@ -39,7 +39,7 @@ write_perturbed_golden python3 "$RUNDIR"
 passed=0 failed=0 negative_done=0 emulated_built=0
 for v in $PYTHONS; do
     tag=cp${v/./}
-    whl=$(ls "$DIST"/graphgram-"$VERSION"-"$tag"-*manylinux*.whl 2>/dev/null | head -n 1 || true)
+    whl=$(ls "$DIST"/graphgram-"$VERSION"-"$tag"-*manylinux*x86_64.whl 2>/dev/null | head -n 1 || true)
     [ -n "$whl" ] || die "no $tag wheel in $DIST (run packaging/build_wheels.sh first)"
     py=$(find_python "$v")
     venv=$VENVS/$tag
@@ -101,7 +101,7 @@ for v in $PYTHONS; do
     sp=/usr/bin/python$v
     [ -x "$sp" ] && "$sp" -c "import venv, ensurepip" 2>/dev/null || continue
     if ldd "$sp" | grep -q libpython; then continue; fi
-    whl=$(ls "$DIST"/graphgram-"$VERSION"-"$tag"-*manylinux*.whl | head -n 1)
+    whl=$(ls "$DIST"/graphgram-"$VERSION"-"$tag"-*manylinux*x86_64.whl | head -n 1)
     venv=$VENVS/$tag-static
     rm -rf "$venv"
     "$sp" -m venv "$venv"
