@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
 from _common import require, tu_kernel  # noqa: E402
-from graphgram import _backend, datasets, molecular_kernel  # noqa: E402
+from graphgram import _backend, _packing, datasets, molecular_kernel  # noqa: E402
 from graphgram.molecules import from_smiles  # noqa: E402
 
 SETS = {"ESOL": ("ESOL/delaney-processed.csv", "smiles"), "QM7": ("QM7/qm7.csv", "smiles"),
@@ -62,7 +62,7 @@ def main():
                 break
         k = molecular_kernel()
     node_attrs, edge_attrs = k._attributes()
-    px, _, nl, el = _backend.pack(graphs, None, node_attrs, edge_attrs, start=k._start, discrete=k._discrete())
+    px, _, nl, el = _packing.pack(graphs, None, node_attrs, edge_attrs, start=k._start, discrete=k._discrete())
     params = dict(k._params(nl, el), **_backend.device_params("cpu", "float64"))
     os.makedirs(a.out, exist_ok=True)
     for name in ("node_ptr", "edge_ptr", "edges", "weights", "node_feat", "edge_feat", "start"):

@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 
 from graphgram import (EdgeHistogramKernel, Graph, LowRankGraphKernel, MarginalizedGraphKernel, RandomWalkKernel,
-                       ShortestPathKernel, WeisfeilerLehmanKernel, _backend)
+                       ShortestPathKernel, WeisfeilerLehmanKernel, _backend, _packing)
 from graphgram.microkernels import BrownianBridge, Constant, KroneckerDelta, SquareExponential, TensorProduct
 
 NODE = TensorProduct(label=KroneckerDelta(0.5))
@@ -37,7 +37,7 @@ def tampered(field):
 
 def raw_compute(**override):
     """Call the Go entry point with a wrong length somewhere: Go must refuse, not crash."""
-    px, _, nl, el = _backend.pack([ok_graph()], None, {"label": ""}, {"b": ""})
+    px, _, nl, el = _packing.pack([ok_graph()], None, {"label": ""}, {"b": ""})
     d = px._descriptor()
     out = np.zeros(1)
     ctl = np.zeros(3, np.int64)

@@ -189,9 +189,9 @@ def test_pivoted_cholesky_choice_matches_numpy_on_the_full_gram(graphs):
 
 
 def test_gradient_too_large_for_memory_is_refused_before_computing(monkeypatch, graphs):
-    from graphgram import _backend
+    from graphgram import _memory
 
-    monkeypatch.setattr(_backend, "_available_memory", lambda: 1000)
+    monkeypatch.setattr(_memory, "_available_memory", lambda: 1000)
     with pytest.raises(MemoryError, match=r"shape \(14, 14\) with 3 gradient columns\) needs"):
         LowRankGraphKernel(labeled(), inducing=list(graphs[:3]))(graphs, eval_gradient=True)
 

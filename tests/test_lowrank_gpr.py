@@ -203,14 +203,14 @@ def test_bad_input_raises_clear_errors(data):
 def test_no_n_by_n_matrices(monkeypatch, data):
     # Memory for the n×m blocks with gradients (30×6×4 float64 and iteration counts) but not
     # for one n×n×p gradient (30×30×4 float64): sklearn's way is refused, this one runs.
-    from graphgram import _backend
+    from graphgram import _memory
 
     graphs, y = data
     gp = LowRankGaussianProcessRegressor(LowRankGraphKernel(labeled(), inducing=list(graphs[::5]), fitc=True),
                                          optimizer=None).fit(graphs, y)
     theta = np.concatenate([[0.1, -2.0], gp.kernel_.theta])
     expected = gp.log_marginal_likelihood(theta, eval_gradient=True)
-    monkeypatch.setattr(_backend, "_available_memory", lambda: 15000)
+    monkeypatch.setattr(_memory, "_available_memory", lambda: 15000)
     with pytest.raises(MemoryError):
         gp.kernel_(graphs, eval_gradient=True)
     value, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)

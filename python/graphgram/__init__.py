@@ -19,7 +19,8 @@ Graph kernels
     ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
     (``ConstantKernel() * kernel + WhiteKernel()``).
 The boundary to the Go core
-    ``graphgram._backend`` (private): packing, calls, progress, Ctrl-C, errors.
+    ``graphgram._backend`` (private): calls, device parameters, progress, Ctrl-C,
+    errors; ``_packing`` lays out a call's graphs, ``_memory`` checks results fit.
 
 Settings: :func:`set_config`, :func:`get_config`, :func:`config_context`.
 GPUs: :func:`devices` says which graphgram can use, or why none.

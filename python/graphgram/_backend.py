@@ -1,12 +1,14 @@
 """The one boundary between Python and the Go core (``graphgram._ggcore``).
 
-Everything that crosses to Go goes through :func:`compute`: graphs are packed
-here, at call time, into contiguous arrays (string labels interned into codes
-shared by every graph of the call), described by a descriptor of addresses *and*
-lengths that lives only for the call (docs/abi.md), and handed to the single Go
-entry point ``Compute`` together with the kernel's parameters as JSON and the
-result buffers with their lengths. Nothing here is stored on a user-visible
-object, so graphs, kernels and fitted estimators stay plain picklable data.
+Everything that crosses to Go goes through :func:`compute`: graphs packed at
+call time by :mod:`graphgram._packing` (contiguous arrays described by a
+descriptor of addresses *and* lengths that lives only for the call,
+docs/abi.md) are handed to the single Go entry point ``Compute`` together with
+the kernel's parameters as JSON (the device parameters from
+:func:`device_params`) and the result buffers, allocated after
+:mod:`graphgram._memory` has checked they fit. Nothing here is stored on a
+user-visible object, so graphs, kernels and fitted estimators stay plain
+picklable data.
 
 The Go call runs in a worker thread (gopy releases the GIL) while the calling
 thread polls a shared control block: it draws a progress bar for long
@@ -24,7 +26,8 @@ import time
 import numpy as np
 
 from ._config import get_config
-from .graph import Graph, as_graph_list  # as_graph_list re-exported for old imports
+from ._memory import allocate
+from .graph import Graph, as_graph_list  # noqa: F401 - re-exported for old imports
 
 try:
     from ._ggcore import pybind as _pybind
@@ -35,11 +38,7 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
         "Cause: %s" % exc
     ) from exc
 
-__all__ = ["Packed", "pack", "compute", "go_version", "vector_kernels"]
-
-# Word 0 of every descriptor; Go refuses descriptors of another version.
-_ABI_VERSION = 0x67670002
-_DESC_WORDS = 18
+__all__ = ["compute", "device_params", "devices", "go_version", "vector_kernels"]
 
 # Python exceptions that Go's error prefixes name.
 _EXCEPTIONS = {"ValueError": ValueError, "MemoryError": MemoryError, "RuntimeError": RuntimeError,
@@ -125,242 +124,8 @@ def self_test_panic():
 
 
 # --------------------------------------------------------------------------
-# Packing
+# Base kernels
 # --------------------------------------------------------------------------
-
-
-class Packed:
-    """One list of graphs packed into the arrays of docs/abi.md, for one call.
-
-    Attributes
-    ----------
-    name : str
-        ``"X"`` or ``"Y"``, the name used in error messages.
-    node_ptr, edge_ptr : ndarray of int64, shape (N+1,)
-        Graph g owns node rows ``node_ptr[g]:node_ptr[g+1]`` and edges ``edge_ptr[g]:edge_ptr[g+1]``.
-    edges : ndarray of int64, shape (M, 2)
-    weights : ndarray of float64, shape (M,)
-    node_feat, edge_feat : ndarray of float64, shape (sum n, Fn) and (M, Fe)
-    start : ndarray of float64, shape (sum n,), or None
-        Start probabilities (marginalized kernel only).
-    """
-
-    def __init__(self, name, n_graphs, node_ptr, edge_ptr, edges, weights, node_feat, edge_feat, start=None):
-        self.name = name
-        self.n_graphs = n_graphs
-        self.node_ptr = node_ptr
-        self.edge_ptr = edge_ptr
-        self.edges = edges
-        self.weights = weights
-        self.node_feat = node_feat
-        self.edge_feat = edge_feat
-        self.start = start
-
-    def __len__(self):
-        return self.n_graphs
-
-    def graph(self, i, name="Y"):
-        """Graph i alone, as a Packed over this one's arrays (views: nothing is
-        copied), with the same feature coding: the other side of a call
-        against one graph of an already packed list."""
-        n0, n1 = int(self.node_ptr[i]), int(self.node_ptr[i + 1])
-        e0, e1 = int(self.edge_ptr[i]), int(self.edge_ptr[i + 1])
-        return Packed(name, 1, np.array([0, n1 - n0], dtype=np.int64), np.array([0, e1 - e0], dtype=np.int64),
-                      self.edges[e0:e1], self.weights[e0:e1], self.node_feat[n0:n1], self.edge_feat[e0:e1],
-                      None if self.start is None else self.start[n0:n1])
-
-    @property
-    def n_nodes(self):
-        """int: the number of nodes of all graphs together."""
-        return int(self.node_ptr[-1])
-
-    def _descriptor(self):
-        """The descriptor: addresses and lengths of the arrays, valid while self lives."""
-        def addr(a):
-            return a.ctypes.data if a is not None and a.size else 0
-
-        def size(a):
-            return 0 if a is None else int(a.size)
-
-        start = self.start
-        d = np.array([
-            _ABI_VERSION, self.n_graphs,
-            addr(self.node_ptr), size(self.node_ptr),
-            addr(self.edge_ptr), size(self.edge_ptr),
-            addr(self.edges), size(self.edges),
-            addr(self.weights), size(self.weights),
-            addr(self.node_feat), size(self.node_feat), self.node_feat.shape[1],
-            addr(self.edge_feat), size(self.edge_feat), self.edge_feat.shape[1],
-            addr(start), size(start),
-        ], dtype=np.int64)
-        assert d.size == _DESC_WORDS
-        return d
-
-
-def _kind_of(arr):
-    """'str' for string labels, 'num' for numbers and booleans."""
-    return "str" if arr.dtype.kind in "UO" else "num"
-
-
-def _columns(graphs_by_name, attr, kind, why, discrete=False):
-    """Validate one attribute over the graphs of a call; return (width, value kind).
-
-    graphs_by_name: list of (list name, graphs). A graph with no nodes (edges)
-    of that kind needs no such attribute. With ``discrete``, the attribute must
-    be a label: one string, integer or boolean per node (edge), or floats that
-    are all whole numbers.
-    """
-    width = value_kind = None
-    first = None
-    for name, graphs in graphs_by_name:
-        for i, g in enumerate(graphs):
-            count = g.n_nodes if kind == "node" else g.n_edges
-            attrs = g._node_attrs if kind == "node" else g._edge_attrs
-            a = attrs.get(attr)
-            if count == 0:
-                continue  # no values: neither needed nor telling the attribute's type
-            if a is None:
-                raise ValueError("%s[%d] has no %s attribute %r (%s); it has: %s"
-                                 % (name, i, kind, attr, why, ", ".join(attrs) or "no %s attributes" % kind))
-            w = 1 if a.ndim == 1 else a.shape[1]
-            vk = _kind_of(a)
-            if discrete:
-                _check_discrete(a, "%s[%d]" % (name, i), kind, attr, why)
-            if width is None:
-                width, value_kind, first = w, vk, "%s[%d]" % (name, i)
-            elif w != width:
-                raise ValueError("%s[%d]: %s attribute %r has width %d but %s has width %d; an attribute must "
-                                 "have the same width in every graph" % (name, i, kind, attr, w, first, width))
-            elif vk != value_kind:
-                raise TypeError("%s[%d]: %s attribute %r holds %s but in %s it holds %s; an attribute must have "
-                                "one type in every graph" % (name, i, kind, attr,
-                                                             "strings" if vk == "str" else "numbers", first,
-                                                             "strings" if value_kind == "str" else "numbers"))
-    return (width or 1), (value_kind or "num")
-
-
-def _check_discrete(a, where, kind, attr, why):
-    """Raise TypeError, naming the graph and the attribute, unless ``a`` holds one
-    discrete label per node (edge)."""
-    what = "%s: %s attribute %r (%s)" % (where, kind, attr, why)
-    if a.ndim != 1:
-        raise TypeError("%s holds vectors of length %d; a label is one string or integer per %s"
-                        % (what, a.shape[1], kind))
-    if a.dtype.kind == "f":
-        bad = a[a != np.round(a)]
-        if bad.size:
-            raise TypeError("%s holds non-integer numbers (e.g. %r); a label is a string or an integer, and "
-                            "continuous attributes need another kernel" % (what, float(bad[0])))
-    elif a.dtype.kind not in "iubUO":
-        raise TypeError("%s holds %s values; a label is a string or an integer" % (what, a.dtype))
-
-
-def _feature_matrix(graphs_by_name, attrs, kind, discrete=()):
-    """Pack the attributes ``attrs`` (name -> why it is needed) of every graph of the call.
-
-    Returns ({list name: feature matrix}, layout) with layout name -> (column, width,
-    "str" or "num", vocabulary): the vocabulary is the sorted distinct values of a
-    string attribute, or a function returning those of a numeric scalar attribute
-    (computed on demand), in this call; None for vectors.
-    String labels become codes from one vocabulary of all strings of the call:
-    their sorted order, so equal strings get equal codes whatever process built
-    the graphs.
-    """
-    layout = {}
-    plan = []
-    col = 0
-    for attr, why in attrs.items():
-        width, value_kind = _columns(graphs_by_name, attr, kind, why, attr in discrete)
-        plan.append((attr, col, width, value_kind))
-        col += width
-    vocab = {}
-    for attr, c, width, value_kind in plan:
-        parts = [a for _, graphs in graphs_by_name for g in graphs
-                 for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)]
-                 if a is not None and a.size]
-        if value_kind == "str":
-            parts = [a for a in parts if a.dtype.kind == "U"]
-            vocab[attr] = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype="U1")
-            # The 4th entry: the call's vocabulary, label i coded as i (tables over labels).
-            layout[attr] = (c, width, "str", vocab[attr].tolist())
-        elif width == 1:
-            # The distinct values of a numeric scalar attribute in this call, for base
-            # kernels tabulated over the labels that occur (LabelFunction); computed
-            # only when such a kernel asks (a callable), as most kernels never do.
-            def values(parts=parts):
-                v = np.unique(np.concatenate([np.ravel(a) for a in parts])) if parts else np.zeros(0)
-                return v.astype(np.float64).tolist()
-            layout[attr] = (c, width, "num", values)
-        else:
-            layout[attr] = (c, width, "num", None)
-    out = {}
-    for name, graphs in graphs_by_name:
-        counts = [g.n_nodes if kind == "node" else g.n_edges for g in graphs]
-        feat = np.zeros((int(sum(counts)), col))
-        # Rows follow the graphs in order; a graph with nodes (edges) has the
-        # attribute (_columns checked), one without adds no rows.
-        attrs = [g._node_attrs if kind == "node" else g._edge_attrs for g, count in zip(graphs, counts) if count]
-        for attr, c, width, value_kind in plan:
-            if not attrs:
-                break
-            a = np.concatenate([d[attr].reshape(-1, width) for d in attrs])
-            if value_kind == "str":
-                a = np.searchsorted(vocab[attr], a)
-            feat[:, c:c + width] = a
-        out[name] = feat
-    return out, layout
-
-
-def _structure(name, graphs):
-    """node_ptr, edge_ptr, edges and weights of one list of graphs (validated by as_graph_list)."""
-    n = len(graphs)
-    n_nodes = np.fromiter((g.n_nodes for g in graphs), dtype=np.int64, count=n)
-    n_edges = np.fromiter((g.n_edges for g in graphs), dtype=np.int64, count=n)
-    node_ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(n_nodes, out=node_ptr[1:])
-    edge_ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(n_edges, out=edge_ptr[1:])
-    edges = np.concatenate([g._edges for g in graphs], axis=0) if n else np.zeros((0, 2), np.int64)
-    weights = np.concatenate([g._weights for g in graphs]) if n else np.zeros(0)
-    edges = np.ascontiguousarray(edges, dtype=np.int64)
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    return node_ptr, edge_ptr, edges, weights
-
-
-def pack(X, Y=None, node_attrs=(), edge_attrs=(), start=None, discrete=((), ()), names=("X", "Y")):
-    """Validate and pack the graphs of one call.
-
-    Parameters
-    ----------
-    X : list of Graph
-    Y : list of Graph, optional
-    node_attrs, edge_attrs : dict of str to str
-        The attributes to pack, mapped to why they are needed (for messages).
-    start : callable, optional
-        ``start(name, graphs)`` returns the start probability of every node of
-        those graphs, concatenated.
-    discrete : (node attribute names, edge attribute names)
-        Attributes that must be discrete labels (strings, integers, or whole floats).
-    names : pair of str
-        How error messages call X and Y.
-
-    Returns
-    -------
-    px, py : Packed (py is None without Y)
-    node_layout, edge_layout : dict of str to tuple
-        Attribute name -> (first column, width, "str" or "num", vocabulary) in the
-        feature matrices (see ``_feature_matrix``).
-    """
-    lists = [(names[0], X)] + ([] if Y is None else [(names[1], Y)])
-    node_feat, node_layout = _feature_matrix(lists, dict(node_attrs), "node", discrete[0])
-    edge_feat, edge_layout = _feature_matrix(lists, dict(edge_attrs), "edge", discrete[1])
-    packed = []
-    for name, graphs in lists:
-        node_ptr, edge_ptr, edges, weights = _structure(name, graphs)
-        s = None if start is None else np.ascontiguousarray(start(name, graphs), dtype=np.float64)
-        packed.append(Packed(name, len(graphs), node_ptr, edge_ptr, edges, weights,
-                             node_feat[name], edge_feat[name], s))
-    return packed[0], (packed[1] if Y is not None else None), node_layout, edge_layout
 
 
 def evaluate_base_kernel(kernel, x, y, index, name):
@@ -415,72 +180,6 @@ def evaluate_base_kernel(kernel, x, y, index, name):
 # --------------------------------------------------------------------------
 # Calls
 # --------------------------------------------------------------------------
-
-
-def _available_memory():
-    """Bytes of memory available to a new allocation, or None if unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def check_memory(shape, n_params=0, iterations=False):
-    """Raise MemoryError, naming the size, when the results of a call cannot fit in memory.
-
-    Parameters
-    ----------
-    shape : tuple of int
-        Shape of the float64 result.
-    n_params : int
-        With a gradient, its number of hyperparameters.
-    iterations : bool
-        Whether int32 iteration counts are returned too.
-    """
-    entries = float(np.prod(shape, dtype=np.float64))
-    need = entries * (8 * (1 + n_params) + (4 if iterations else 0))
-    avail = _available_memory()
-    if avail is not None and need > avail:
-        raise MemoryError("the result (shape %s%s) needs %s but only %s of memory is available; compute it "
-                          "in blocks of rows (kernel(X[i:j], Y))"
-                          % (shape, " with %d gradient columns" % n_params if n_params else "", _size(need),
-                             _size(avail)))
-
-
-def allocate(shape, dtype=np.float64, what="the result"):
-    """Return a zeroed array, or raise MemoryError naming its size when it cannot be allocated.
-
-    Whether the results of a call fit in the available memory is checked once,
-    before packing, by :func:`check_memory`; this only names what failed.
-
-    Parameters
-    ----------
-    shape : tuple of int
-    dtype : dtype
-    what : str
-        What the array holds, for the message.
-    """
-    shape = tuple(int(s) for s in shape)
-    need = int(np.prod(shape, dtype=np.float64) * np.dtype(dtype).itemsize)
-    try:
-        return np.zeros(shape, dtype=dtype)
-    except MemoryError:
-        raise MemoryError("%s needs %s (shape %s, %s), which could not be allocated"
-                          % (what, _size(need), shape, np.dtype(dtype).name)) from None
-
-
-def _size(n):
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return ("%d %s" % (n, unit)) if unit == "bytes" else ("%.1f %s" % (n, unit))
-        n /= 1024.0
 
 
 def _raise_go_error(exc):

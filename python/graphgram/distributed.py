@@ -49,7 +49,7 @@ import pickle
 
 import numpy as np
 
-from ._backend import _available_memory
+from ._memory import _available_memory
 from .graph import as_graph_list
 from .kernels._base import GraphKernelInternals
 from .kernels._normalize import cosine_normalize, normalize_exponent, normalize_symmetric

@@ -15,7 +15,7 @@ import scipy.linalg
 from sklearn.base import TransformerMixin, clone
 from sklearn.exceptions import NotFittedError
 
-from .. import _backend
+from .. import _memory
 from ..graph import as_graph_list
 from ..kernels._base import GraphKernelBase
 from ._inducing import METHODS, choose as choose_inducing
@@ -400,13 +400,13 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         n = len(X)
         # scikit-learn's interface asks for the whole n×n×n_dims gradient: refuse
         # it before the graph pairs are computed when it cannot fit in memory.
-        _backend.check_memory((n, n), n_params=self.kernel.n_dims)
+        _memory.check_memory((n, n), n_params=self.kernel.n_dims)
         T = self._terms(X, Z, eval_gradient=True)
         W, p = T.W, T.Gzz.shape[2]
         K = self._outer(T.P, T.P)
         # One contiguous n×n matrix per hyperparameter (fast products), seen as
         # (n, n, n_dims) as scikit-learn reads it.
-        G = _backend.allocate((p, n, n), what="the gradient")
+        G = _memory.allocate((p, n, n), what="the gradient")
         for t in range(p):
             U = T.GA[:, :, t] - 0.5 * W @ T.Gzz[:, :, t]
             for a in _rows(n):

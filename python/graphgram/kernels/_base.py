@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _backend
+from .. import _backend, _memory, _packing
 from ..graph import as_graph_list
 # The normalization helpers, re-exported for the modules that import them from here.
 from ._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
@@ -211,14 +211,14 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         if shape is None:
             shape = self._shape(mode, X, Y)
         # Refuse a result that cannot fit before spending time on packing.
-        _backend.check_memory(shape, n_params, iterations)
+        _memory.check_memory(shape, n_params, iterations)
         px, py, params = self._pack(X, Y)
         return self._compute_packed(mode, px, py, params, shape, n_params, iterations)
 
     def _pack(self, X, Y=None):
         """Validate and pack X (and Y) for the Go core: (px, py, params)."""
         node_attrs, edge_attrs = self._attributes()
-        px, py, node_layout, edge_layout = _backend.pack(X, Y, node_attrs, edge_attrs, start=self._start,
+        px, py, node_layout, edge_layout = _packing.pack(X, Y, node_attrs, edge_attrs, start=self._start,
                                                          discrete=self._discrete())
         params = dict(self._params(node_layout, edge_layout), **_backend.device_params(self.device, self.precision))
         return px, py, params
@@ -255,7 +255,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         """Check that the graphs X (a list) carry what this kernel reads, in the form it
         needs, as a call would; errors call them ``name``."""
         node_attrs, edge_attrs = self._attributes()
-        _backend.pack(X, None, node_attrs, edge_attrs, start=self._start, discrete=self._discrete(), names=(name,))
+        _packing.pack(X, None, node_attrs, edge_attrs, start=self._start, discrete=self._discrete(), names=(name,))
 
     @staticmethod
     def _shape(mode, X, Y):
