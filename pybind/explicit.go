@@ -2,6 +2,7 @@ package pybind
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/graphgram/graphgram/cuda"
@@ -38,6 +39,20 @@ type hashParams struct {
 	BinWidth    float64   `json:"bin_width"`
 }
 
+// WLMaxIterations is the bound on the Weisfeiler–Lehman kernels' n_iter
+// (wl.MaxIterations), which Python checks before packing.
+func WLMaxIterations() int { return wl.MaxIterations }
+
+// The hash graph kernel averages its T hashed WL kernels. Both halves of that
+// rule live here: the Gram and diagonal entries are scaled by hashGramScale,
+// and Python scales the feature rows it gets as counts by HashFeatureScale, so
+// that F Fᵀ is the same average.
+func hashGramScale(hashes int) float64 { return 1 / float64(max(hashes, 1)) }
+
+// HashFeatureScale is the factor of the hash graph kernel's feature rows with
+// hashes labellings: 1/√T.
+func HashFeatureScale(hashes int) float64 { return 1 / math.Sqrt(float64(max(hashes, 1))) }
+
 // explicit computes an explicit-feature kernel: the feature maps of the call's
 // graphs (package wl, one label dictionary over X ∪ Y), then their product
 // over the semiring (package sparsegram).
@@ -72,8 +87,8 @@ type explicitCall struct {
 	p     *explicitParams
 	opt   sparsegram.Options
 	wlOpt wl.Options
-	// scale multiplies every Gram and diagonal entry: the hash graph kernel
-	// averages its T hashed WL kernels (1/T), the others keep 1.
+	// scale multiplies every Gram and diagonal entry: hashGramScale for the
+	// hash graph kernel, 1 for the others.
 	scale float64
 	gpu   bool
 	warn  *warnings
@@ -95,7 +110,7 @@ func newExplicitCall(p *explicitParams, r *request, warn *warnings) (*explicitCa
 		if p.Hash == nil {
 			return nil, inputError("features 'hash' needs the hash parameters")
 		}
-		c.scale = 1 / float64(max(p.Hash.Hashes, 1))
+		c.scale = hashGramScale(p.Hash.Hashes)
 	}
 	var err error
 	c.gpu, err = p.gpu(warn)

@@ -118,6 +118,17 @@ def vector_kernels():
     return bool(_pybind.VectorKernels())
 
 
+def wl_max_iterations():
+    """Return the Go core's bound on the Weisfeiler–Lehman kernels' ``n_iter``."""
+    return int(_pybind.WLMaxIterations())
+
+
+def hash_feature_scale(n_hashes):
+    """Return the factor of the hash graph kernel's feature rows (1/√T), from the Go
+    core, which owns the kernel's averaging over its T labellings."""
+    return float(_pybind.HashFeatureScale(int(n_hashes)))
+
+
 def self_test_panic():
     """Make the Go core panic inside its guard; the panic must arrive as RuntimeError."""
     _call(_pybind.SelfTestPanic)

@@ -16,14 +16,15 @@ import numbers
 import numpy as np
 import scipy.sparse
 
+from .. import _backend
 from ..graph import as_graph_list
 from ._base import GraphKernelBase, document_execution
 
 __all__ = ["WeisfeilerLehmanKernel", "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel"]
 
-# Refinement stabilises after a handful of rounds on real graphs; the bound
-# catches typos (n_iter=500) before they cost memory. The Go core checks the same.
-_MAX_ITER = 100
+# Refinement stabilises after a handful of rounds on real graphs; the Go core's
+# bound catches typos (n_iter=500), here before they cost packing time.
+_MAX_ITER = _backend.wl_max_iterations()
 
 _EXACT = ("The values are exact integer counts: ``\"float32\"`` changes nothing. On a GPU the\n"
           "    Gram matrix (``__call__``) is computed there, exactly as on the CPU; ``diag`` and\n"
@@ -391,7 +392,8 @@ class HashGraphKernel(_ExplicitFeatureKernel):
         return self.n_hashes * super()._max_nonzeros(X)
 
     def features(self, X):
-        # The concatenated counts of the T labellings, scaled so that F Fᵀ is their average.
-        return super().features(X) * (1.0 / np.sqrt(self.n_hashes))
+        # The concatenated counts of the T labellings, scaled (by the Go core's
+        # rule, beside the Gram's) so that F Fᵀ is their average.
+        return super().features(X) * _backend.hash_feature_scale(self.n_hashes)
 
     features.__doc__ = _ExplicitFeatureKernel.features.__doc__
