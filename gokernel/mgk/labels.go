@@ -16,11 +16,22 @@ import (
 // before; with the tables a pair's set-up copies them.
 //
 // A table holds nx·ny values and, for GramGrad, nx·ny·NumParams gradients.
-// It is built only when that fits labelTableBudget entries and costs fewer
-// evaluations than the pairs would make without it (Σ over pairs of
-// labels·labels'), so graphs with continuous features (every row distinct)
-// keep the per-pair evaluation.
-var labelTableBudget = 1 << 22
+// It is built only when that fits the budget (Options.labelTableBudget,
+// defaultLabelTableBudget entries) and costs fewer evaluations than the pairs
+// would make without it (Σ over pairs of labels·labels'), so graphs with
+// continuous features (every row distinct) keep the per-pair evaluation.
+const defaultLabelTableBudget = 1 << 22
+
+// tableBudget is the most entries a label table may hold in this call.
+func (o *Options) tableBudget() int {
+	switch {
+	case o.labelTableBudget < 0:
+		return 0
+	case o.labelTableBudget == 0:
+		return defaultLabelTableBudget
+	}
+	return o.labelTableBudget
+}
 
 // kernelTable is one base kernel evaluated on every pair of X's and Y's
 // distinct feature rows: val[gx·ny + gy], and grad[(gx·ny + gy)·np + t] for
@@ -131,7 +142,7 @@ func newKernelTable(k microkernel.Kernel, xr, yr [][]float64, grad, root bool) *
 
 // buildLabelTables numbers the labels of xs and ys call-wide (side.ngl,
 // side.egl) and builds the tables that pay for themselves (see
-// labelTableBudget), with gradients when grad is set. symmetric means ys is
+// Options.tableBudget), with gradients when grad is set. symmetric means ys is
 // xs.
 func buildLabelTables(xs, ys sideSet, symmetric bool, nPairs int, opt *Options, grad bool) labelTables {
 	var tabs labelTables
@@ -158,7 +169,7 @@ func buildLabelTables(xs, ys sideSet, symmetric bool, nPairs int, opt *Options, 
 		if grad {
 			np = k.NumParams()
 		}
-		if entries*(1+np) > labelTableBudget || float64(entries) > mean(xid)*mean(yid)*float64(nPairs) {
+		if entries*(1+np) > opt.tableBudget() || float64(entries) > mean(xid)*mean(yid)*float64(nPairs) {
 			return nil
 		}
 		t := newKernelTable(k, xr, yr, grad, node)

@@ -14,7 +14,6 @@ import (
 // unlimited one so that the tables are built even where they do not pay)
 // against per-pair evaluation (budget 0).
 func TestLabelTablesExact(t *testing.T) {
-	defer func(b int) { labelTableBudget = b }(labelTableBudget)
 	for _, gs := range [][]*graph.Graph{testGraphs(t), discreteGraphs(t)} {
 		labelTablesExact(t, gs)
 	}
@@ -31,7 +30,8 @@ func labelTablesExact(t *testing.T, gs []*graph.Graph) {
 			}
 			type result struct{ k, gk, grad []float64 }
 			compute := func(budget int) result {
-				labelTableBudget = budget
+				opt := opt
+				opt.labelTableBudget = budget
 				r := result{make([]float64, len(X)*m), make([]float64, len(X)*m), make([]float64, len(X)*m*NumParams(opt))}
 				if _, err := Gram(X, y, nil, nil, sym, opt, r.k, nil); err != nil {
 					t.Fatal(err)
@@ -41,8 +41,8 @@ func labelTablesExact(t *testing.T, gs []*graph.Graph) {
 				}
 				return r
 			}
-			want := compute(0)
-			for _, budget := range []int{1 << 22, math.MaxInt} {
+			want := compute(-1)
+			for _, budget := range []int{0, math.MaxInt} {
 				got := compute(budget)
 				for name, pair := range map[string][2][]float64{"K": {got.k, want.k}, "GramGrad K": {got.gk, want.gk}, "grad": {got.grad, want.grad}} {
 					for i := range pair[0] {
@@ -62,7 +62,6 @@ func labelTablesExact(t *testing.T, gs []*graph.Graph) {
 // node kernel with a negative value builds none, so that the pair reports it.
 func TestLabelTablesBuilt(t *testing.T) {
 	gs := discreteGraphs(t)
-	defer func(b int) { labelTableBudget = b }(labelTableBudget)
 	sides := func(opt *Options) sideSet {
 		xs, _, o, err := setup(gs, nil, nil, nil, true, *opt)
 		if err != nil {
@@ -93,13 +92,13 @@ func TestLabelTablesBuilt(t *testing.T) {
 	if tabs := buildLabelTables(xl, xl, true, 1, &labeled, false); tabs.node != nil || tabs.edge != nil {
 		t.Fatal("continuous features: tables built for a single pair")
 	}
-	labelTableBudget = 8
-	if tabs := buildLabelTables(xs, xs, true, pairs, &delta, false); tabs.node != nil {
+	small := delta
+	small.labelTableBudget = 8
+	if tabs := buildLabelTables(xs, xs, true, pairs, &small, false); tabs.node != nil {
 		t.Fatal("table built beyond the budget")
 	}
-	labelTableBudget = math.MaxInt
 	gs = discreteGraphs(t)
-	neg := Options{NodeKernel: &microkernel.Constant{C: -1}, EdgeKernel: ks[2].ek, Q: 0.2}
+	neg := Options{NodeKernel: &microkernel.Constant{C: -1}, EdgeKernel: ks[2].ek, Q: 0.2, labelTableBudget: math.MaxInt}
 	xn := sides(&neg)
 	if tabs := buildLabelTables(xn, xn, true, pairs, &neg, false); tabs.node != nil {
 		t.Fatal("table built for a negative node kernel")

@@ -144,6 +144,9 @@ type Options struct {
 	// tolScale, when positive, multiplies the tolerance derived from Accuracy
 	// (calibration experiments only).
 	tolScale float64
+	// labelTableBudget bounds the entries of a base-kernel label table
+	// (labels.go); 0 means defaultLabelTableBudget, < 0 builds none (tests).
+	labelTableBudget int
 }
 
 // Quotient says whether graphs are replaced by their colour-refinement

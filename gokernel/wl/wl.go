@@ -36,6 +36,9 @@ type Options struct {
 	// start, when not nil, holds the round-0 label of every node of the call,
 	// graph after graph, instead of NodeLabelCol: HashFeatures' hashed labels.
 	start []float64
+	// hash, when not nil, replaces hashSig for the signatures (tests force
+	// collisions with it).
+	hash func([]int32) uint64
 	// EdgeLabelCol, when ≥ 0, is the edge feature column holding the edge
 	// label: a node's new label then refines by the multiset of (edge label,
 	// neighbour label) pairs instead of the multiset of neighbour labels.
@@ -221,6 +224,10 @@ func newRefiner(graphs []*graph.Graph, start []int, edgeLab []int32, edgeStart [
 // it returns them and the next free label.
 func (r *refiner) round(prev []int32, next int32) ([]int32, int32, error) {
 	width, sigStart, sig, hash := r.width, r.sigStart, r.sig, r.hash
+	hashOf := r.opt.hash
+	if hashOf == nil {
+		hashOf = hashSig
+	}
 	err := schedule.Run(r.opt.Control, len(r.graphs), r.opt.NJobs, 16, func(_, g int) error {
 		gr := r.graphs[g]
 		for v := 0; v < gr.N; v++ {
@@ -241,7 +248,7 @@ func (r *refiner) round(prev []int32, next int32) ([]int32, int32, error) {
 			} else {
 				sortPairs(nb)
 			}
-			hash[u] = hashFunc(s)
+			hash[u] = hashOf(s)
 		}
 		return nil
 	})
@@ -395,9 +402,6 @@ func sigKey(s []int32) string {
 	}
 	return string(b)
 }
-
-// hashFunc hashes signatures; tests replace it to force collisions.
-var hashFunc = hashSig
 
 // hashSig is a 64-bit hash of a signature (FNV-style mixing of whole words).
 func hashSig(s []int32) uint64 {

@@ -137,11 +137,11 @@ func TestFeaturesAgainstReference(t *testing.T) {
 	} {
 		for _, collide := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s collide=%v", tc.name, collide), func(t *testing.T) {
+				opt := Options{Iterations: tc.h, NodeLabelCol: tc.nodeCol, EdgeLabelCol: tc.edge, NJobs: 3}
 				if collide {
-					hashFunc = func(s []int32) uint64 { return uint64(len(s) % 2) }
-					defer func() { hashFunc = hashSig }()
+					opt.hash = func(s []int32) uint64 { return uint64(len(s) % 2) }
 				}
-				f, err := Features(gs, Options{Iterations: tc.h, NodeLabelCol: tc.nodeCol, EdgeLabelCol: tc.edge, NJobs: 3})
+				f, err := Features(gs, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
