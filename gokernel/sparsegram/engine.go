@@ -142,9 +142,8 @@ func copyWiden(dst []float64, src []float32) {
 }
 
 // mirrorTile is the number of destination rows the mirror fills per pass
-// over a block's rows. Measured on a 4,100² matrix (one core): writing whole
-// destination rows and reading columns, 64 took 12 ms, 16 or 128 17–19 ms;
-// reading rows and writing columns took 15 ms at best.
+// over a block's rows: writing whole destination rows and reading columns,
+// 64 was the fastest tile measured (benchmarks/log/go_core_measurements.md).
 const mirrorTile = 64
 
 // mirror copies the finished rows [i0, i1) across the diagonal: entry (i, j),

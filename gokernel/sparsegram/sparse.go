@@ -20,7 +20,8 @@ type scatter struct {
 
 // entry is one nonzero of the inverted index. Column and count side by side
 // cost one cache miss, not two, when the index is built by scattered writes
-// (7.3 → 5.7 ms on NCI1) and read as one stream when it is used.
+// (benchmarks/log/go_core_measurements.md), and read as one stream when it is
+// used.
 type entry struct {
 	j int32
 	v uint32

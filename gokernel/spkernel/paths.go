@@ -72,10 +72,10 @@ func edgeLengths(g *graph.Graph, weightCol int) ([]float64, error) {
 }
 
 // chooseAlgorithm picks the all-pairs method for a graph with n nodes and m edges.
-// Floyd–Warshall does n³ branch-free updates at about 0.28 ns each; Dijkstra does
-// about n·(2m+n)·log₂n heap and relaxation steps at about 3 ns each (BenchmarkAPSP
-// on the development machine: a ratio of 10–12), so Floyd–Warshall wins on small
-// and on dense graphs. Its n×n matrix caps it at 2048 nodes (32 MiB).
+// Floyd–Warshall does n³ branch-free updates, Dijkstra about n·(2m+n)·log₂n heap
+// and relaxation steps, each about 10 times dearer (BenchmarkAPSP; measurements in
+// benchmarks/log/go_core_measurements.md), so Floyd–Warshall wins on small and on
+// dense graphs. Its n×n matrix caps it at 2048 nodes (32 MiB).
 func chooseAlgorithm(n, m int, weighted bool) Algorithm {
 	if !weighted {
 		return BFS

@@ -74,10 +74,10 @@ func (m Method) String() string {
 }
 
 // DefaultSplitWork is the SP-edge-pair count (|SP|·|SP'|, unordered edges) above
-// which one pair is split over all cores instead of running on one. BenchmarkSplit
-// on the 2-core development machine: at 2.5·10⁶ pairs (3 ms) split and unsplit
-// take the same time, at 2·10⁷ the split is 17% faster, below 5·10⁵ it is slower
-// (goroutine start-up, and the pair-level parallelism it displaces).
+// which one pair is split over all cores instead of running on one: below it,
+// goroutine start-up and the pair-level parallelism a split displaces cost more
+// than it gains (BenchmarkSplit; measurements in
+// benchmarks/log/go_core_measurements.md).
 const DefaultSplitWork = 1 << 22
 
 // Options configures the kernel.
