@@ -25,4 +25,12 @@
 // iteration counts. Errors name graphs X[i] and Y[j] (schedule.OperandName).
 // Every Options has a Control field through which a caller stops the
 // computation and watches its progress.
+//
+// The explicit-feature kernels are one family under one name above the core:
+// Python's kernels/explicit.py, pybind's explicit.go and the CUDA bridge's
+// ExplicitGram. In the core each feature map lives in the package named after
+// what it computes (wl: the Weisfeiler–Lehman maps, histograms and hash
+// features), and all of them return sparsegram.Features, whose Gram matrix
+// sparsegram computes: a new explicit-feature kernel is a new map, not a new
+// engine.
 package gokernel

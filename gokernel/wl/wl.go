@@ -1,7 +1,9 @@
 // Package wl computes the explicit feature maps of the Weisfeiler–Lehman
 // family (Shervashidze et al. 2011; Kriege et al. 2016) and of the vertex and
 // edge label histograms: sparse count vectors, one per graph, whose products
-// over a semiring (package sparsegram) are the kernels.
+// over a semiring (package sparsegram) are the kernels; graphgram's
+// explicit-feature kernels (Python's WeisfeilerLehmanKernel and the histogram
+// and hash kernels) are these maps.
 //
 // Labels are numbered over all the graphs of one call, so that the feature
 // vectors of X and Y share one dictionary by construction; no dictionary
