@@ -1,5 +1,5 @@
 // emu.cc: the library's device kernels (src/mgk.cuh) run on host threads by
-// emu.h, driven like ggcuda.cu drives them: pairs sorted largest first, cut
+// emu/emu.h, driven like ggcuda.cu drives them: pairs sorted largest first, cut
 // into chunks of at most chunk_words of work space, mgk_prep then persistent
 // mgk_solve blocks per chunk.
 // The emulation's block sizes (fewer host threads); emu256.cc builds this
@@ -9,7 +9,7 @@
 #define GG_PREP_THREADS 32
 #define GG_SP_THREADS 64
 #endif
-#include "emu.h"
+#include "../emu/emu.h"
 // emu.h first: the kernels' CUDA keywords must be defined before they are read.
 #include <algorithm>
 #include <climits>

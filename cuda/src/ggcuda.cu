@@ -2,7 +2,7 @@
 // marginalized-kernel Gram matrix, the shortest-path kernel and the Gram matrix
 // of explicit feature maps on one device.
 #if defined(GG_EMU)
-// The host emulation build (hostref/emu_lib.cc): kernels on host threads,
+// The host emulation build (emu/emu_lib.cc): kernels on host threads,
 // the runtime calls below mocked in host memory.
 #include "../emu/emu_runtime.h"
 #else
