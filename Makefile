@@ -103,9 +103,10 @@ cuda:
 	$(PYTHON) cuda/build.py --install-toolkit
 
 # Go's build cache keys a cgo package on the C files in its own folder, not on
-# headers it includes from elsewhere: cuda/hostref compiles cuda/src/*.cuh and
-# cuda/include/**.h, which would otherwise be tested from stale objects after
-# an edit. A hash of those sources in the C flags makes any edit a new key.
+# headers it includes from elsewhere: cuda/hostref compiles cuda/src/*.cuh
+# (the kernels and the planner plan.cuh), cuda/include/**.h and the execution
+# emulator cuda/emu/emu.h, which would otherwise be tested from stale objects
+# after an edit. A hash of those sources in the C flags makes any edit a new key.
 CUDA_SRC_HASH := $(shell cat cuda/include/*.h cuda/include/gg/*.h cuda/src/*.cuh cuda/src/*.cu cuda/emu/*.h 2>/dev/null | sha256sum | cut -c1-16)
 GPU_SIZES_TESTS := 'TestGPU(GramAgainstCPU|Explicit)$$'
 test-cuda-host test-cuda-emu: export CGO_CFLAGS = -g -O2 -DGG_SOURCES_$(CUDA_SRC_HASH)

@@ -12,7 +12,7 @@ import (
 
 // TestMain names the emulator's seed when a test against the emulated
 // library (libggcuda_emu*.so) fails: the order in which its blocks and
-// threads run follows from $GGCUDA_EMU_SEED (cuda/hostref/emu.h), so a
+// threads run follows from $GGCUDA_EMU_SEED (cuda/emu/emu.h), so a
 // failure reproduces with the same value.
 func TestMain(m *testing.M) {
 	code := m.Run()

@@ -1,5 +1,5 @@
 // emu_lib.cc: libggcuda.so built by g++ from src/ggcuda.cu with the kernels run
-// on host threads (emu.h) and the CUDA runtime mocked (emu_runtime.h). It
+// on host threads (emu.h, beside it) and the CUDA runtime mocked (emu_runtime.h). It
 // exports the same C API, so the Go bridge and the GPU test suite can run
 // against it on machines without a GPU (slowly). Built by build.py
 // (build_emulated) for the tests; never shipped.

@@ -52,7 +52,7 @@
 #include <set>
 #include <thread>
 
-#include "../hostref/emu.h"
+#include "emu.h"
 
 namespace emu {
 // Live objects of the runtime (leak checks).

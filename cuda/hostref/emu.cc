@@ -1,7 +1,11 @@
-// emu.cc: the library's device kernels (src/mgk.cuh) run on host threads by
-// emu.h, driven like ggcuda.cu drives them: pairs sorted largest first, cut
-// into chunks of at most chunk_words of work space, mgk_prep then persistent
-// mgk_solve blocks per chunk.
+// emu.cc: the library's device kernels (src/mgk.cuh, src/sp.cuh) run on host
+// threads by the execution emulator (emu/emu.h), driven with ggcuda.cu's own
+// plan (src/plan.cuh): the same jobs in the same order, staging, chunks and
+// work-space offsets, and the same scatter of the results. What is the
+// emulation's own: the launches (emu::launch, on host memory), the host
+// copies of the values in precision T, the emulated device's shared memory
+// (an sm_80's), a word budget of work space passed by the caller instead of
+// the device memory, and a persistent grid of o->blocks (default 3) blocks.
 // The emulation's block sizes (fewer host threads); emu256.cc builds this
 // file again at the GPU's 256 threads a block.
 #ifndef GG_MGK_THREADS
@@ -9,13 +13,14 @@
 #define GG_PREP_THREADS 32
 #define GG_SP_THREADS 64
 #endif
-#include "emu.h"
+#include "../emu/emu.h"
 // emu.h first: the kernels' CUDA keywords must be defined before they are read.
 #include <algorithm>
 #include <climits>
 #include <cstdio>
 
 #include "../src/mgk.cuh"
+#include "../src/plan.cuh"
 #include "../src/sp.cuh"
 #include "hostref.h"
 
@@ -46,47 +51,30 @@ struct HostCopy {
 
 int64_t last_staged = 0;
 
-int64_t dsc(const ggc_graphs& g, int i, int f) { return g.desc[(int64_t)i * GGC_DESC_FIELDS + f]; }
-
+// run is ggcuda.cu's run_jobs on the emulator: the plan's staging and chunks
+// (plan.cuh) with chunk_words words of work space at most; false when one
+// job needs more.
 template <typename T, bool Table>
 bool run(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
          std::vector<MgkJob>& jobs, const ggc_mk_program* node, const ggc_mk_program* edge, MgkParams<T> prm,
          int blocks, int64_t chunk_words, int64_t stage_budget, std::vector<MgkResult>& res, std::vector<int>& bad,
          int np, std::vector<double>& grad) {
     const size_t nj = jobs.size();
-    const int64_t nvec = np > 0 ? 8 : 7, ntab = np > 0 ? 2 : 1;
     grad.assign(nj * (size_t)np + 1, NAN);
     res.assign(nj, MgkResult{});
     bad.assign(nj, 0);
-    std::vector<int64_t> words(nj);
-    for (size_t k = 0; k < nj; k++) {
-        int64_t w = nvec * dsc(hx, jobs[k].i, GGC_DESC_N) * dsc(hy, jobs[k].j, GGC_DESC_N);
-        if (Table) w += ntab * dsc(hx, jobs[k].i, GGC_DESC_NCLASS) * dsc(hy, jobs[k].j, GGC_DESC_NCLASS);
-        words[k] = (w + 1) & ~int64_t(1);
-        if (words[k] > chunk_words) return false;
-    }
-    // Staging as ggcuda.cu's run_jobs decides it: a pair is staged when its
-    // octiles fit the budget, and a chunk's launch gets as much dynamic
-    // shared memory as its largest staged pair.
-    std::vector<int64_t> sbytes(nj);
-    for (size_t k = 0; k < nj; k++) {
-        sbytes[k] = stage_pair_bytes<T>(hx, jobs[k].i, hy, jobs[k].j);
-        jobs[k].stage = sbytes[k] <= stage_budget ? 1 : 0;
-    }
+    // Staging: a pair is staged when its octiles fit the budget, and a
+    // chunk's launch gets as much dynamic shared memory as its largest
+    // staged pair.
+    int64_t call_dyn = 0;
+    const std::vector<int64_t> sbytes = mgk_stage<T>(hx, hy, jobs, stage_budget, &call_dyn);
+    const MgkWords words = mgk_words(hx, hy, jobs, np, Table);
+    if (words.largest > chunk_words) return false;
     std::vector<T> work((size_t)chunk_words + 1);
     for (size_t k0 = 0; k0 < nj;) {
-        size_t k1 = k0;
-        int64_t off = 0;
-        while (k1 < nj && off + words[k1] <= chunk_words) {
-            jobs[k1].vec = off;
-            jobs[k1].tab = off + nvec * dsc(hx, jobs[k1].i, GGC_DESC_N) * dsc(hy, jobs[k1].j, GGC_DESC_N);
-            off += words[k1];
-            k1++;
-        }
+        const size_t k1 = mgk_chunk(jobs, words, hx, hy, np, k0, chunk_words);
         const int n = (int)(k1 - k0);
-        size_t dyn = 0;
-        for (size_t k = k0; k < k1; k++)
-            if (jobs[k].stage) dyn = std::max(dyn, (size_t)sbytes[k]);
+        const size_t dyn = (size_t)mgk_chunk_dyn(jobs, sbytes, k0, k1);
         // Poison the work space: the kernels must not read what they did not write.
         std::fill(work.begin(), work.end(), T(NAN));
         MgkJob* jb = jobs.data() + k0;
@@ -119,24 +107,13 @@ int gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, c
          const ggc_mgk_options* o, int64_t chunk_words, double* out, double* grad, int32_t* iters, char* err,
          size_t errlen) {
     const int np = grad ? 1 + node->nparams + edge->nparams : 0;
-    const bool sym = o->symmetric || Y == nullptr;
+    const bool diag = o->flags & GGC_FLAG_DIAG;
+    const bool sym = o->symmetric || Y == nullptr || diag;
     if (sym) Y = X;
     HostCopy<T> cx, cy;
     DevGraphs<T> dx = cx.dev(X), dy = sym ? dx : cy.dev(Y);
-    std::vector<std::pair<double, MgkJob>> tj, ej;
-    for (int i = 0; i < X->num_graphs; i++)
-        for (int j = sym ? i : 0; j < Y->num_graphs; j++) {
-            const double cost = double(dsc(*X, i, GGC_DESC_NNZ) + dsc(*X, i, GGC_DESC_N)) *
-                                double(dsc(*Y, j, GGC_DESC_NNZ) + dsc(*Y, j, GGC_DESC_N));
-            ((o->flags & GGC_FLAG_NO_TABLE) ? ej : tj).push_back({cost, MgkJob{i, j, 0, 0, 0, 0}});
-        }
-    auto order = [](std::vector<std::pair<double, MgkJob>>& v) {
-        std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first > b.first; });
-        std::vector<MgkJob> r;
-        for (auto& p : v) r.push_back(p.second);
-        return r;
-    };
-    std::vector<MgkJob> tjobs = order(tj), ejobs = order(ej);
+    std::vector<MgkJob> tjobs, ejobs;
+    mgk_jobs(*X, *Y, sym, diag, o->flags & GGC_FLAG_NO_TABLE, tjobs, ejobs);
     MgkParams<T> prm;
     prm.q = T(o->q), prm.tol = T(o->tol), prm.lmin = o->lmin, prm.max_iter = o->max_iter, prm.adj_tol = T(o->adj_tol);
     std::vector<double> tgrad, egrad;
@@ -158,21 +135,11 @@ int gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, c
     const int ny = Y->num_graphs;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
                        const std::vector<double>& g) {
-        for (size_t k = 0; k < jobs.size(); k++) {
-            if (bad[k]) return false;
-            for (int m = 0; m < (sym && jobs[k].i != jobs[k].j ? 2 : 1); m++) {
-                const int64_t at = m == 0 ? (int64_t)jobs[k].i * ny + jobs[k].j : (int64_t)jobs[k].j * ny + jobs[k].i;
-                out[at] = res[k].value;
-                if (iters) iters[at] = res[k].iters;
-                if (np > 0) std::copy(g.begin() + k * np, g.begin() + (k + 1) * np, grad + at * np);
-            }
-        }
-        return true;
+        const int64_t k = mgk_scatter(jobs, res, bad, g, np, sym, diag, ny, out, iters, nullptr, grad);
+        if (k >= 0) mgk_bad_pair_message(err, errlen, jobs[k]);
+        return k < 0;
     };
-    if (!scatter(tjobs, tres, tbad, tgrad) || !scatter(ejobs, eres, ebad, egrad)) {
-        snprintf(err, errlen, "node kernel gave a negative or non-finite value");
-        return GGC_ERR_ARG;
-    }
+    if (!scatter(tjobs, tres, tbad, tgrad) || !scatter(ejobs, eres, ebad, egrad)) return GGC_ERR_ARG;
     return GGC_OK;
 }
 
@@ -201,31 +168,21 @@ int emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program*
            const double* lengths, int L, const int32_t* pairs, int64_t npairs, int blocks, int64_t chunk_words,
            double* out) {
     if (!Y) Y = X;
+    std::fill(out, out + npairs, NAN);
+    // The plan of ggcuda.cu's sp_pairs (plan.cuh), in chunks of chunk_words.
+    SpJobs plan;
+    if (!sp_jobs(*X, *Y, pairs, npairs, &plan)) return GGC_ERR_ARG;
+    if (plan.largest > chunk_words) return GGC_ERR_OOM;
+    const size_t nj = plan.jobs.size();
+    std::vector<SpJob> jobs(nj);
+    std::vector<size_t> bounds;
+    sp_chunks(*X, *Y, plan.jobs, chunk_words, jobs.data(), bounds);
     std::vector<T> ltab((size_t)L * L + 1, T(NAN));
     emu::launch(2, SP_THREADS, [&] { sp_length_table<T>(length, lengths, L, ltab.data()); }, 0, "sp_length_table");
-    std::vector<std::pair<double, SpJob>> order;
-    for (int64_t k = 0; k < npairs; k++) {
-        const int i = pairs[2 * k], j = pairs[2 * k + 1];
-        const double c = double(X->sp_off[i + 1] - X->sp_off[i]) * double(Y->sp_off[j + 1] - Y->sp_off[j]);
-        order.push_back({c, SpJob{i, j, 0, k}});
-    }
-    std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
-    std::vector<SpJob> jobs;
-    for (auto& p : order) jobs.push_back(p.second);
     std::vector<T> work((size_t)chunk_words + 1);
-    std::fill(out, out + npairs, NAN);
-    for (size_t k0 = 0; k0 < jobs.size();) {
-        size_t k1 = k0;
-        int64_t off = 0;
-        while (k1 < jobs.size()) {
-            const int64_t w = (X->node_off[jobs[k1].i + 1] - X->node_off[jobs[k1].i]) *
-                              (Y->node_off[jobs[k1].j + 1] - Y->node_off[jobs[k1].j]);
-            if (off + w > chunk_words) break;
-            jobs[k1].kv = off;
-            off += w;
-            k1++;
-        }
-        if (k1 == k0) return GGC_ERR_OOM;
+    std::vector<double> res(nj + 1, NAN);
+    for (size_t c = 0; c + 1 < bounds.size(); c++) {
+        const size_t k0 = bounds[c], k1 = bounds[c + 1];
         // Poison the work space: the kernels must not read what they did not write.
         std::fill(work.begin(), work.end(), T(NAN));
         const int n = (int)(k1 - k0);
@@ -233,9 +190,10 @@ int emu_sp(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_program*
         emu::launch(n, SP_THREADS, [&] { sp_vertex<T>(*X, *Y, jb, node, work.data()); }, 0, "sp_vertex");
         int counter = 0;
         emu::launch(std::min(blocks, n), SP_THREADS,
-                    [&] { sp_walk<T>(*X, *Y, jb, n, &counter, ltab.data(), L, work.data(), out); }, 0, "sp_walk");
-        k0 = k1;
+                    [&] { sp_walk<T>(*X, *Y, jb, n, &counter, ltab.data(), L, work.data(), res.data()); }, 0,
+                    "sp_walk");
     }
+    sp_scatter(plan.jobs, res.data(), out);
     return GGC_OK;
 }
 

@@ -1,8 +1,8 @@
 // emu_planted.cc: small kernels with defects planted on purpose, and their
-// correct twins, run on the emulator (emu.h) by hr_emu_planted for the tests
+// correct twins, run on the emulator (emu/emu.h) by hr_emu_planted for the tests
 // of the emulator itself (harsh_test.go): a defect that hardware would show
 // must show here too, and the correct twin must pass.
-#include "emu.h"
+#include "../emu/emu.h"
 // emu.h first: the CUDA keywords must be defined before the kernels.
 #include <vector>
 

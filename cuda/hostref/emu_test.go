@@ -15,7 +15,7 @@ import (
 
 // TestEmulatedKernels runs the library's device kernels themselves (mgk_prep
 // and the persistent mgk_solve of src/mgk.cuh, 64 threads a block) on host
-// threads through emu.h and compares them with gokernel/mgk: the kernels'
+// threads through cuda/emu/emu.h and compares them with gokernel/mgk: the kernels'
 // indexing, warp ownership of output blocks, shuffles and block reductions,
 // barriers and the job counter, chunking and both κe paths. Work space is
 // poisoned with NaN between chunks.

@@ -192,7 +192,7 @@ func Gram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, table bo
 }
 
 // EmuGram runs the CUDA library's device kernels (src/mgk.cuh) on host
-// threads, one std::thread per CUDA thread (emu.h), with chunks of at most
+// threads, one std::thread per CUDA thread (cuda/emu/emu.h), with chunks of at most
 // chunkWords of work space and opt.Blocks persistent blocks (0: 3).
 func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out []float64, iters []int32) error {
 	pi := optional[int32, C.int32_t](iters)

@@ -37,7 +37,7 @@ int hr_mgk_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_prog
 int hr_emu_gram_grad(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node,
                      const ggc_mk_program* edge, const ggc_mgk_options* opt, int64_t chunk_words, double* out,
                      double* grad, int32_t* iters, char* err, size_t errlen);
-/* hr_emu_gram runs the library's device kernels on host threads (emu.h), in
+/* hr_emu_gram runs the library's device kernels on host threads (emu/emu.h), in
  * chunks of at most chunk_words of work space. */
 int hr_emu_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* node, const ggc_mk_program* edge,
                 const ggc_mgk_options* opt, int64_t chunk_words, double* out, int32_t* iters, char* err,

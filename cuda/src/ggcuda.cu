@@ -2,7 +2,7 @@
 // marginalized-kernel Gram matrix, the shortest-path kernel and the Gram matrix
 // of explicit feature maps on one device.
 #if defined(GG_EMU)
-// The host emulation build (hostref/emu_lib.cc): kernels on host threads,
+// The host emulation build (emu/emu_lib.cc): kernels on host threads,
 // the runtime calls below mocked in host memory.
 #include "../emu/emu_runtime.h"
 #else
@@ -21,6 +21,7 @@
 #include "explicit.cuh"
 #include "ggcuda.h"
 #include "mgk.cuh"
+#include "plan.cuh"
 #include "sp.cuh"
 
 using namespace gg;
@@ -154,8 +155,6 @@ cudaError_t upload_graphs(Arena& ar, std::vector<std::vector<T>>& keep, const gg
     return cudaSuccess;
 }
 
-int64_t desc(const ggc_graphs& g, int i, int f) { return g.desc[(int64_t)i * GGC_DESC_FIELDS + f]; }
-
 // graph_bytes is the device memory a graph list takes in precision T.
 template <typename T>
 int64_t graph_bytes(const ggc_graphs& g) {
@@ -164,16 +163,13 @@ int64_t graph_bytes(const ggc_graphs& g) {
            (int64_t)sizeof(T) * (g.total_nz + g.total_classes * g.edge_cols + g.total_nodes * (g.node_cols + 2));
 }
 
-// Class tables larger than this (entries) are not built: such pairs evaluate
-// κe inside the product instead.
-constexpr int64_t TABLE_BUDGET = 1 << 22;
 // Work space of one chunk of jobs at most (bytes), and at most this share of
 // the free device memory.
 constexpr int64_t CHUNK_BYTES = int64_t(1) << 31;
 constexpr double FREE_SHARE = 0.8;
 
 // run_jobs prepares and solves jobs (largest first) in chunks whose work space
-// fits in device memory: a chunk's pairs are prepared by mgk_prep, then solved
+// fits in device memory (the plan: plan.cuh): a chunk's pairs are prepared by mgk_prep, then solved
 // by persistent mgk_solve blocks. A single pair too large for the free memory
 // is GGC_ERR_OOM; the caller then splits the work. With np > 0 the jobs are
 // gradient jobs (mgk_gsolve then mgk_gterms; eight vectors and two class
@@ -209,31 +205,16 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     CK(cudaFuncGetAttributes(&fa, solver));
     const int64_t static_smem = std::max<int64_t>((int64_t)fa.sharedSizeBytes, (int64_t)sizeof(MgkShared<T>));
     const int64_t stage_max = stage_budget(smem_sm, smem_optin, smem_reserved, static_smem, stage_limit);
-    const int64_t nvec = np > 0 ? 8 : 7, ntab = np > 0 ? 2 : 1;
     const size_t nj = jobs.size();
     // Which pairs are staged, and the most dynamic shared memory a launch of
     // this call takes (opted in above 48 KiB).
-    std::vector<int64_t> sbytes(nj);
     int64_t call_dyn = 0;
-    for (size_t k = 0; k < nj; k++) {
-        sbytes[k] = stage_pair_bytes<T>(hx, jobs[k].i, hy, jobs[k].j);
-        jobs[k].stage = sbytes[k] <= stage_max ? 1 : 0;
-        if (jobs[k].stage) call_dyn = std::max(call_dyn, sbytes[k]);
-    }
+    const std::vector<int64_t> sbytes = mgk_stage<T>(hx, hy, jobs, stage_max, &call_dyn);
     if (call_dyn > 0)
         CK(np > 0 ? cudaFuncSetAttribute(gsolve, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)call_dyn)
                   : cudaFuncSetAttribute(solve, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)call_dyn));
-    std::vector<int64_t> words(nj);
-    int64_t total = 0, largest = 0;
-    for (size_t k = 0; k < nj; k++) {
-        const int64_t na = desc(hx, jobs[k].i, GGC_DESC_N), nb = desc(hy, jobs[k].j, GGC_DESC_N);
-        int64_t w = nvec * na * nb;
-        if (Table) w += ntab * desc(hx, jobs[k].i, GGC_DESC_NCLASS) * desc(hy, jobs[k].j, GGC_DESC_NCLASS);
-        w = (w + 1) & ~int64_t(1);  // keep every job 16-byte aligned
-        words[k] = w;
-        total += w;
-        largest = std::max(largest, w);
-    }
+    const MgkWords words = mgk_words(hx, hy, jobs, np, Table);
+    const int64_t total = words.total, largest = words.largest;
     size_t free_b = 0, total_b = 0;
     CK(cudaMemGetInfo(&free_b, &total_b));
     const int64_t fixed = (int64_t)nj * (int64_t)(sizeof(MgkJob) + sizeof(MgkResult) + sizeof(int) + sizeof(double) * np) + 64;
@@ -270,21 +251,12 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     CK(cudaEventRecord(e0, st));
     int64_t grid_used = 0;
     for (size_t k0 = 0; k0 < nj;) {
-        size_t k1 = k0;
-        int64_t off = 0;
-        while (k1 < nj && off + words[k1] <= cap) {
-            jobs[k1].vec = off;
-            jobs[k1].tab = off + nvec * desc(hx, jobs[k1].i, GGC_DESC_N) * desc(hy, jobs[k1].j, GGC_DESC_N);
-            off += words[k1];
-            k1++;
-        }
+        const size_t k1 = mgk_chunk(jobs, words, hx, hy, np, k0, cap);
         const int n = (int)(k1 - k0);
         // The chunk's launch gets the dynamic shared memory of its largest
         // staged pair (none when no pair is staged, so that such chunks run
         // as before), and as many persistent blocks as fit with it.
-        int64_t dyn = 0;
-        for (size_t k = k0; k < k1; k++)
-            if (jobs[k].stage) dyn = std::max(dyn, sbytes[k]);
+        const int64_t dyn = mgk_chunk_dyn(jobs, sbytes, k0, k1);
         int per_sm = 0;
         if (np > 0)
             CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gsolve, MGK_THREADS, (size_t)dyn));
@@ -353,24 +325,8 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     const int nx = X->num_graphs, ny = Y->num_graphs;
     if (nx == 0 || ny == 0) return GGC_OK;
     // Jobs, split by whether the class table fits, largest first.
-    std::vector<std::pair<double, MgkJob>> tj, ej;
-    for (int i = 0; i < nx; i++)
-        for (int j = diag ? i : sym ? i : 0; j < (diag ? i + 1 : ny); j++) {
-            const int64_t na = desc(*X, i, GGC_DESC_N), nb = desc(*Y, j, GGC_DESC_N);
-            const double cost = double(desc(*X, i, GGC_DESC_NNZ) + na) * double(desc(*Y, j, GGC_DESC_NNZ) + nb);
-            const int64_t ncls = desc(*X, i, GGC_DESC_NCLASS) * desc(*Y, j, GGC_DESC_NCLASS);
-            const bool table = ncls <= TABLE_BUDGET && !(o->flags & GGC_FLAG_NO_TABLE);
-            (table ? tj : ej).push_back({cost, MgkJob{i, j, 0, 0, 0, 0}});
-        }
-    auto order = [](std::vector<std::pair<double, MgkJob>>& v) {
-        std::stable_sort(v.begin(), v.end(), [](const std::pair<double, MgkJob>& a, const std::pair<double, MgkJob>& b) {
-            return a.first > b.first;
-        });
-        std::vector<MgkJob> r;
-        for (auto& p : v) r.push_back(p.second);
-        return r;
-    };
-    std::vector<MgkJob> tjobs = order(tj), ejobs = order(ej);
+    std::vector<MgkJob> tjobs, ejobs;
+    mgk_jobs(*X, *Y, sym, diag, o->flags & GGC_FLAG_NO_TABLE, tjobs, ejobs);
 
     CK(cudaSetDevice(o->device));
     Streams ss;
@@ -434,23 +390,9 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
     if (rc != GGC_OK) return rc;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
                        const std::vector<double>& g) {
-        for (size_t k = 0; k < jobs.size(); k++) {
-            const MgkJob jb = jobs[k];
-            if (bad[k]) {
-                char a[64];
-                snprintf(a, sizeof a, "(%d, %d)", jb.i, jb.j);
-                say(err, errlen, "node kernel gave a negative or non-finite value in pair %s", a);
-                return false;
-            }
-            for (int m = 0; m < (sym && jb.i != jb.j ? 2 : 1); m++) {
-                const int64_t at = diag ? jb.i : m == 0 ? (int64_t)jb.i * ny + jb.j : (int64_t)jb.j * ny + jb.i;
-                out[at] = res[k].value;
-                if (iters) iters[at] = res[k].iters;
-                if (resid) resid[at] = res[k].residual;
-                if (np > 0) std::copy(g.begin() + k * np, g.begin() + (k + 1) * np, grad + at * np);
-            }
-        }
-        return true;
+        const int64_t k = mgk_scatter(jobs, res, bad, g, np, sym, diag, ny, out, iters, resid, grad);
+        if (k >= 0) mgk_bad_pair_message(err, errlen, jobs[k]);
+        return k < 0;
     };
     if (!scatter(tjobs, tres, tbad, tgrad) || !scatter(ejobs, eres, ebad, egrad)) return GGC_ERR_ARG;
     if (nodal && nodal_len > 0) {
@@ -722,29 +664,14 @@ int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_progra
              double* out, ggc_stats* stats, char* err, size_t errlen) {
     const int L = o->num_lengths;
     const bool same = Y == X;
-    // Jobs, largest first; kv offsets by chunk.
-    std::vector<std::pair<double, SpJob>> order;
-    int64_t largest = 0, total = 0;
-    auto words = [&](const SpJob& j) {
-        return (X->node_off[j.i + 1] - X->node_off[j.i]) * (Y->node_off[j.j + 1] - Y->node_off[j.j]);
-    };
-    for (int64_t k = 0; k < npairs; k++) {
-        const int i = pairs[2 * k], j = pairs[2 * k + 1];
-        if (i < 0 || i >= X->num_graphs || j < 0 || j >= Y->num_graphs) {
-            say(err, errlen, "ggc_sp_pairs: pair index out of range");
-            return GGC_ERR_ARG;
-        }
-        const int64_t ma = X->sp_off[i + 1] - X->sp_off[i], mb = Y->sp_off[j + 1] - Y->sp_off[j];
-        const SpJob jb{i, j, 0, k};
-        const int64_t w = words(jb);
-        largest = std::max(largest, w);
-        total += w;
-        order.push_back({double(ma) * double(mb) + double(w), jb});
+    // Jobs, largest first (plan.cuh); kv offsets by chunk below.
+    SpJobs plan;
+    if (!sp_jobs(*X, *Y, pairs, npairs, &plan)) {
+        say(err, errlen, "ggc_sp_pairs: pair index out of range");
+        return GGC_ERR_ARG;
     }
-    std::stable_sort(order.begin(), order.end(), [](const std::pair<double, SpJob>& a, const std::pair<double, SpJob>& b) {
-        return a.first > b.first;
-    });
-    const size_t nj = order.size();
+    const int64_t largest = plan.largest, total = plan.total;
+    const size_t nj = plan.jobs.size();
     const int64_t gbytes = sp_bytes(*X) + (same ? 0 : sp_bytes(*Y));
     const int64_t tbytes = (int64_t)sizeof(T) * L * L;
     if (o->mem_limit > 0 && gbytes + tbytes + (int64_t)sizeof(T) * largest > o->mem_limit) {
@@ -842,19 +769,9 @@ int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_progra
     hjobs = real.put<SpJob>((int64_t)nj);
     hres = real.put<double>((int64_t)nj);
 
-    // Chunks (job ranges) and kv offsets; jobs[k].out is the job's slot k.
-    std::vector<size_t> bounds{0};
-    for (size_t k = 0; k < nj;) {
-        int64_t off = 0;
-        while (k < nj && off + words(order[k].second) <= chunk_words) {
-            hjobs[k] = order[k].second;
-            hjobs[k].kv = off;
-            hjobs[k].out = (int64_t)k;
-            off += words(order[k].second);
-            k++;
-        }
-        bounds.push_back(k);
-    }
+    // Chunks (job ranges) and kv offsets; hjobs[k].out is the job's slot k.
+    std::vector<size_t> bounds;
+    sp_chunks(*X, *Y, plan.jobs, chunk_words, hjobs, bounds);
     const size_t nchunks = bounds.size() - 1;
 
     // Prologue (copy stream): offsets, programs, lengths, all jobs.
@@ -946,7 +863,7 @@ int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_progra
     CK(cudaStreamSynchronize(dn));
     CK(cudaStreamSynchronize(ks));
     CK(cudaStreamSynchronize(up));
-    for (size_t k = 0; k < nj; k++) out[order[k].second.out] = hres[k];
+    sp_scatter(plan.jobs, hres, out);
     if (stats) {
         double u = elapsed(ev_start, ev_pro), kt = elapsed(ev_tab0, ev_tab1), d = 0;
         for (auto& e : cev) {

@@ -21,7 +21,7 @@
 
 namespace gg {
 
-// Threads of a solver block. The host emulation (cuda/hostref/emu.h) builds the
+// Threads of a solver block. The host emulation (cuda/emu/emu.h) builds the
 // kernels with fewer.
 #ifndef GG_MGK_THREADS
 #define GG_MGK_THREADS 256
@@ -217,7 +217,7 @@ inline int64_t stage_budget(int64_t per_sm, int64_t per_block_optin, int64_t res
 }
 
 // GG_DYNAMIC_SHARED declares the block's dynamic shared memory; the host
-// emulation (hostref/emu.h) defines its own.
+// emulation (emu/emu.h) defines its own.
 #ifndef GG_DYNAMIC_SHARED
 #define GG_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
 #endif

@@ -22,7 +22,7 @@
 #endif
 
 // GG_SHARED(type, name, dims) declares a kernel's static shared variable
-// `type name dims`. The host emulation (cuda/hostref/emu.h) defines its own,
+// `type name dims`. The host emulation (cuda/emu/emu.h) defines its own,
 // which gives every concurrently running block its own poisoned copy.
 #ifndef GG_SHARED
 #define GG_SHARED(type, name, dims) __shared__ type name dims
