@@ -20,6 +20,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
+	"github.com/graphgram/graphgram/internal/accuracy"
 )
 
 // requireGPU loads the built library and skips unless a device is usable.
@@ -45,14 +46,6 @@ func graphBytes(gs []*graph.Graph) int64 {
 	}
 	return int64(L.NumGraphs)*64 + L.TotalTilePtr*4 + L.TotalTiles*16 + L.TotalNZ*5 + L.TotalNodes*4 +
 		8*(L.TotalNZ+L.TotalClasses*int64(L.EdgeCols)+L.TotalNodes*int64(L.NodeCols+2))
-}
-
-func relErr(got, want float64) float64 {
-	d := math.Abs(got - want)
-	if d == 0 {
-		return 0
-	}
-	return d / max(math.Abs(want), 1e-300)
 }
 
 // suiteGraphs: the edge cases, dense tiles, and very unequal sizes.
@@ -124,7 +117,7 @@ func compare(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, op
 	}
 	worst := 0.0
 	for k := range want {
-		worst = max(worst, relErr(got[k], want[k]))
+		worst = max(worst, accuracy.Err(got[k], want[k], 0))
 	}
 	bound := 1e-9
 	if prec == Float32 {
@@ -272,23 +265,6 @@ func pairWork(t *testing.T, X, Y []*graph.Graph, vectors, tables int64) func(i, 
 	}
 }
 
-// gradErr is the worst error of a gradient matrix as cuda/hostref's tests
-// measure it: |got − want| / (|want| + 1e-3·scale), scale the largest |K| or
-// |∂K| of the reference.
-func gradErr(got, want, K []float64) float64 {
-	scale := 0.0
-	for _, v := range append(append([]float64(nil), K...), want...) {
-		scale = max(scale, math.Abs(v))
-	}
-	worst := 0.0
-	for k := range want {
-		if d := math.Abs(got[k] - want[k]); d > 0 {
-			worst = max(worst, d/(math.Abs(want[k])+1e-3*scale+1e-300))
-		}
-	}
-	return worst
-}
-
 // compareGrad runs MarginalizedGramGrad against mgk.GramGrad, both solving to
 // a residual of 1e-12 (float32: Float32MinTol on the device), and returns the
 // worst K and gradient errors. Bounds: K 1e-9 and gradients 1e-6 in float64,
@@ -321,9 +297,11 @@ func compareGrad(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool
 		t.Errorf("unconverged on the GPU: %v", bad)
 	}
 	for k := range K0 {
-		wk = max(wk, relErr(K[k], K0[k]))
+		wk = max(wk, accuracy.Err(K[k], K0[k], 0))
 	}
-	wg = gradErr(G, G0, K0)
+	// Gradients as cuda/hostref's tests measure them: scale the largest |K|
+	// or |∂K| of the reference.
+	wg, _ = accuracy.Worst(G, G0, accuracy.Scale(K0, G0))
 	kb, gb := 1e-9, 1e-6
 	if prec == Float32 {
 		kb, gb = 1e-4, 1e-3
@@ -441,17 +419,9 @@ func compareNodal(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym boo
 	if len(bad) > 0 {
 		t.Errorf("unconverged on the GPU: %v", bad)
 	}
-	scale := 0.0
-	for _, w := range want {
-		scale = max(scale, math.Abs(w))
-	}
-	worst := 0.0
-	for k := range want {
-		d := math.Abs(got[k] - want[k])
-		if math.IsNaN(d) {
-			t.Fatalf("entry %d not written (%v, want %v)", k, got[k], want[k])
-		}
-		worst = max(worst, d/(math.Abs(want[k])+1e-3*scale+1e-300))
+	worst, at := accuracy.Worst(got, want, accuracy.Scale(want))
+	if math.IsNaN(worst) {
+		t.Fatalf("entry %d not written (%v, want %v)", at, got[at], want[at])
 	}
 	bound := 1e-9
 	if prec == Float32 {
@@ -604,7 +574,7 @@ func TestGPUTimings(t *testing.T) {
 				wall := time.Since(t1)
 				worst := 0.0
 				for k := range want {
-					worst = max(worst, relErr(got[k], want[k]))
+					worst = max(worst, accuracy.Err(got[k], want[k], 0))
 				}
 				t.Logf("%s, %s kernels, float%d: CPU %v; GPU wall %v (upload %.2f ms, solve %.2f ms, download %.2f ms, %d blocks); worst rel err %.2g",
 					set.name, ks.Name, prec, cpu.Round(time.Millisecond), wall.Round(time.Millisecond), st.UploadMS, st.SolveMS, st.DownloadMS, st.Blocks, worst)
@@ -664,7 +634,7 @@ func TestGPUShortestPath(t *testing.T) {
 									t.Fatal(err)
 								}
 								for k := range want {
-									if !(relErr(got[k], want[k]) <= spTol[prec]) {
+									if !(accuracy.Err(got[k], want[k], 0) <= spTol[prec]) {
 										t.Errorf("K[%d][%d] = %v, spkernel %v", k/len(ys), k%len(ys), got[k], want[k])
 									}
 								}
@@ -699,7 +669,7 @@ func TestGPUShortestPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k := range want {
-		if !(relErr(got[k], want[k]) <= spTol[Float64]) {
+		if !(accuracy.Err(got[k], want[k], 0) <= spTol[Float64]) {
 			t.Errorf("mem_limit: K[%d] = %v, spkernel %v", k, got[k], want[k])
 		}
 	}
@@ -763,7 +733,7 @@ func TestGPUShortestPathStreams(t *testing.T) {
 		}
 		worst := 0.0
 		for k := range want {
-			e := relErr(got[k], want[k])
+			e := accuracy.Err(got[k], want[k], 0)
 			worst = max(worst, e)
 			if !(e <= spTol[prec]) {
 				t.Errorf("float%d: K[%d][%d] = %v, spkernel %v", prec, k/len(X), k%len(X), got[k], want[k])
@@ -810,7 +780,7 @@ func TestGPUShortestPathOrderEmulated(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := range want {
-			if !(relErr(got[k], want[k]) <= spTol[Float64]) {
+			if !(accuracy.Err(got[k], want[k], 0) <= spTol[Float64]) {
 				bad++
 			}
 		}
@@ -864,7 +834,7 @@ func TestGPUShortestPathTimings(t *testing.T) {
 			}
 			worst := 0.0
 			for k := range want {
-				worst = max(worst, relErr(got[k], want[k]))
+				worst = max(worst, accuracy.Err(got[k], want[k], 0))
 			}
 			t.Logf("SP, 40 graphs of 40-160 nodes, float%d, cpuwork=%d: CPU %v; hybrid wall %v (GPU: %d chunks, upload %.2f ms, stages %.2f ms, download %.2f ms, pipeline wall %.2f ms, overlap %.2f ms); worst rel err %.2g",
 				prec, work, cpu.Round(time.Millisecond), time.Since(t1).Round(time.Millisecond), st.Chunks, st.UploadMS, st.SolveMS, st.DownloadMS, st.WallMS, st.OverlapMS, worst)
@@ -886,7 +856,7 @@ func TestGPUShortestPathTimings(t *testing.T) {
 		}
 		worst := 0.0
 		for k := range want {
-			worst = max(worst, relErr(got[k], want[k]))
+			worst = max(worst, accuracy.Err(got[k], want[k], 0))
 		}
 		t.Logf("SP streamed, float%d: wall %v (%d call(s), %d chunks, upload %.2f ms, stages %.2f ms, download %.2f ms, pipeline wall %.2f ms, overlap %.2f ms); worst rel err %.2g",
 			prec, time.Since(t1).Round(time.Millisecond), st.Batches, st.Chunks, st.UploadMS, st.SolveMS, st.DownloadMS, st.WallMS, st.OverlapMS, worst)
@@ -913,7 +883,7 @@ func TestGPUDiag(t *testing.T) {
 			t.Fatal(err, bad)
 		}
 		for i := range want {
-			if relErr(got[i], want[i]) > 1e-9 {
+			if accuracy.Err(got[i], want[i], 0) > 1e-9 {
 				t.Errorf("%s: K[%d][%d] = %v, CPU %v", ks.Name, i, i, got[i], want[i])
 			}
 		}
@@ -1020,7 +990,7 @@ func TestGPUStaging(t *testing.T) {
 						}
 						worst := 0.0
 						for k := range want {
-							worst = max(worst, relErr(got[k], want[k]))
+							worst = max(worst, accuracy.Err(got[k], want[k], 0))
 						}
 						bound := 1e-9
 						if prec == Float32 {
@@ -1071,7 +1041,7 @@ func TestGPUStaging(t *testing.T) {
 		}
 		worst := 0.0
 		for k := range want {
-			worst = max(worst, relErr(got[k], want[k]))
+			worst = max(worst, accuracy.Err(got[k], want[k], 0))
 		}
 		if worst > 1e-9 {
 			t.Errorf("worst relative error %.3g > 1e-9", worst)
@@ -1130,7 +1100,7 @@ func TestGPUStagingTimings(t *testing.T) {
 				}
 				worst := 0.0
 				for k := range res[0] {
-					worst = max(worst, relErr(res[1][k], res[0][k]))
+					worst = max(worst, accuracy.Err(res[1][k], res[0][k], 0))
 				}
 				bound := 1e-9
 				if prec == Float32 {

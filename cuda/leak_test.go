@@ -12,6 +12,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
+	"github.com/graphgram/graphgram/internal/accuracy"
 )
 
 // requireEmulated is requireGPU for tests that need the host-emulated
@@ -157,7 +158,7 @@ func TestGPUPinnedReuseEmulated(t *testing.T) {
 			return err
 		}
 		for k := range want {
-			if !(relErr(got[k], want[k]) <= spTol[Float64]) {
+			if !(accuracy.Err(got[k], want[k], 0) <= spTol[Float64]) {
 				return fmt.Errorf("K[%d] = %v, spkernel %v", k, got[k], want[k])
 			}
 		}

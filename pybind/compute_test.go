@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/graphgram/graphgram/internal/accuracy"
 )
 
 // packed is a batch laid out as Python's _backend.pack lays it out.
@@ -155,17 +157,14 @@ func gramGrad(t *testing.T, x *packed, params string) ([]float64, []float64, str
 	return out, grad, warn, err
 }
 
-// scaledErrors returns |got − want| / (|want| + 1e-3·scale) per entry, scale
-// the largest |want|: relative where want is large, absolute (to the scale)
-// where a true value is near 0. NaN where got is.
+// scaledErrors returns accuracy.Err of each entry, scale the largest |want|:
+// relative where want is large, absolute (to the scale) where a true value
+// is near 0. NaN where got is.
 func scaledErrors(got, want []float64) []float64 {
-	scale := 0.0
-	for _, v := range want {
-		scale = max(scale, math.Abs(v))
-	}
+	scale := accuracy.Scale(want)
 	e := make([]float64, len(want))
 	for k := range want {
-		e[k] = math.Abs(got[k]-want[k]) / (math.Abs(want[k]) + 1e-3*scale)
+		e[k] = accuracy.Err(got[k], want[k], scale)
 	}
 	return e
 }

@@ -6,7 +6,15 @@ import (
 	"fmt"
 
 	"github.com/graphgram/graphgram/cuda"
+	"github.com/graphgram/graphgram/cuda/selfcheck"
 )
+
+// validations are the process's device self-validations (package
+// cuda/selfcheck): each device is checked against the CPU on the first call
+// that would compute on it. This file translates an outcome into what a call
+// does: use the device, or fall back to the CPU with one RuntimeWarning
+// (device="auto"), or raise (device="cuda").
+var validations = selfcheck.NewRegistry()
 
 // deviceParams select where a kernel runs (docs/abi.md); they are embedded in
 // every kernel's parameters.
@@ -21,8 +29,8 @@ type deviceParams struct {
 	// Precision is the GPU arithmetic, "float64" (also when empty) or
 	// "float32"; the CPU always computes in float64.
 	Precision string `json:"precision"`
-	// ValidateGPU false skips the device's self-validation (validate.go);
-	// absent means true.
+	// ValidateGPU false skips the device's self-validation (package
+	// cuda/selfcheck); absent means true.
 	ValidateGPU *bool `json:"validate_gpu"`
 }
 
@@ -38,7 +46,7 @@ func (d deviceParams) precision() (cuda.Precision, error) {
 }
 
 // gpu reports whether this call runs on the GPU: a usable device that has
-// passed its self-validation (validate.go), whose fallback warning goes to
+// passed its self-validation (checkValidated), whose fallback warning goes to
 // warn.
 func (d deviceParams) gpu(warn *warnings) (bool, error) {
 	if _, err := d.precision(); err != nil {
@@ -62,6 +70,45 @@ func (d deviceParams) gpu(warn *warnings) (bool, error) {
 		return false, nil
 	}
 	return false, &pyError{runtimeError, fmt.Errorf("device='cuda' cannot be used: %w", err)}
+}
+
+// checkValidated applies the device's self-validation to a call that would
+// run on it: whether it may (true), or the CPU computes it ("auto", false,
+// with a warning on the first fallback of the process), or the error
+// ("cuda"). deviceParams.ValidateGPU false skips it.
+func checkValidated(d deviceParams, warn *warnings) (bool, error) {
+	if d.ValidateGPU != nil && !*d.ValidateGPU {
+		return true, nil
+	}
+	v := validations.Validate(d.DeviceIndex)
+	if v.State == selfcheck.Passed {
+		return true, nil
+	}
+	msg := fmt.Sprintf("CUDA device %d failed graphgram's self-validation against the CPU: %s. "+
+		"Please report this with the output of graphgram.devices(). To compute on the CPU, use device='cpu'; "+
+		"to use the GPU regardless, graphgram.set_config(validate_gpu=False)", d.DeviceIndex, v.Detail)
+	if d.Device == "cuda" {
+		return false, &pyError{runtimeError, fmt.Errorf("device='cuda' cannot be used: %s", msg)}
+	}
+	if validations.Announce(d.DeviceIndex) {
+		warn.add("RuntimeWarning", msg+"; computing on the CPU for the rest of this process")
+	}
+	return false, nil
+}
+
+// deviceLost handles a device whose context a call has lost (a launch
+// stopped by the driver's watchdog, cuda.ErrLaunchTimeout): the device is
+// failed for the rest of the process, as after a failed validation, and the
+// call goes on on the CPU with a warning (device="auto", cpu true) or raises
+// err, which names the device and the pairs (device="cuda").
+func deviceLost(d deviceParams, err error, warn *warnings) (cpu bool, _ error) {
+	validations.Record(d.DeviceIndex, selfcheck.Outcome{State: selfcheck.Failed, Detail: err.Error()})
+	validations.Announce(d.DeviceIndex) // this call's warning or error is the announcement
+	if d.Device == "cuda" {
+		return false, &pyError{runtimeError, fmt.Errorf("device='cuda': %v; the device cannot be used again in this process: compute on the CPU with device='cpu'", err)}
+	}
+	warn.add("RuntimeWarning", fmt.Sprintf("%v; computing on the CPU, as every call of this process will", err))
+	return true, nil
 }
 
 // onCPU tells whether a GPU call's error means: compute on the CPU instead.
@@ -97,7 +144,7 @@ type deviceInfoJSON struct {
 	Multiprocessors   int    `json:"multiprocessors"`
 	// Validation is the device's self-validation in this process, nil
 	// (JSON null) when it has not run.
-	Validation *validation `json:"validation"`
+	Validation *selfcheck.Outcome `json:"validation"`
 }
 
 // Devices reports, as a JSON object, whether this build has the CUDA backend,
@@ -115,7 +162,11 @@ func Devices(library string) (report string, err error) {
 	}
 	r.Usable = derr == nil && len(devs) > 0
 	for _, d := range devs {
-		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors, validationOf(d.Index)})
+		var v *selfcheck.Outcome
+		if o, ok := validations.Lookup(d.Index); ok {
+			v = &o
+		}
+		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors, v})
 	}
 	b, err := json.Marshal(r)
 	return string(b), err

@@ -84,7 +84,7 @@ def test_validate_gpu_switch():
     """The GPU self-validation is on by default, sent with every call's device
     parameters, and turned off for a block or a thread by the config switch
     (its effect on a device is tested in Go against the emulated library:
-    pybind/validate_test.go)."""
+    pybind/device_test.go and cuda/selfcheck)."""
     from graphgram._backend import device_params
     assert graphgram.get_config()["validate_gpu"] is True
     assert device_params("auto", "float64")["validate_gpu"] is True

@@ -10,30 +10,17 @@ import (
 	"unsafe"
 
 	"github.com/graphgram/graphgram/cuda"
+	"github.com/graphgram/graphgram/cuda/selfcheck"
 )
 
-// TestValidationCasesCPU checks the validation's fixed set without a device:
-// its graphs are valid and the CPU computes every case to finite, nonzero
-// Gram matrices; and without a usable device the validation fails saying so.
-func TestValidationCasesCPU(t *testing.T) {
-	gs := validationGraphs()
-	n := len(gs)
-	for _, c := range validationCases(gs) {
-		out := make([]float64, n*n)
-		if err := c.cpu(out); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		for k, x := range out {
-			if !(x > 0) || math.IsInf(x, 0) {
-				t.Fatalf("%s: entry %d is %v", c.name, k, x)
-			}
-		}
-	}
-	if cuda.Check(0) != nil {
-		if _, err := runValidation(0); err == nil || !strings.Contains(err.Error(), "failed on the device") {
-			t.Errorf("no usable device: validation error %v", err)
-		}
-	}
+// freshValidations gives the process a new registry of self-validations for
+// the rest of the test, as at the start of a process, and restores the old
+// one after it. Tests that call it do not run in parallel (they share the
+// process's CUDA library too).
+func freshValidations(t *testing.T) {
+	old := validations
+	validations = selfcheck.NewRegistry()
+	t.Cleanup(func() { validations = old })
 }
 
 // computeGram runs the symmetric marginalized Gram matrix of x through
@@ -52,7 +39,7 @@ func computeGram(t *testing.T, x *packed, device, library, extra string) ([]floa
 }
 
 // deviceValidation returns the validation Devices reports for device 0.
-func deviceValidation(t *testing.T, lib string) *validation {
+func deviceValidation(t *testing.T, lib string) *selfcheck.Outcome {
 	t.Helper()
 	js, err := Devices(lib)
 	if err != nil {
@@ -60,7 +47,7 @@ func deviceValidation(t *testing.T, lib string) *validation {
 	}
 	var r struct {
 		Devices []struct {
-			Validation *validation `json:"validation"`
+			Validation *selfcheck.Outcome `json:"validation"`
 		} `json:"devices"`
 	}
 	if err := json.Unmarshal([]byte(js), &r); err != nil || len(r.Devices) == 0 {
@@ -71,7 +58,8 @@ func deviceValidation(t *testing.T, lib string) *validation {
 
 // TestDeviceValidationEmulated runs the self-validation on the emulated CUDA
 // library (GGCUDA_TEST_LIB): it passes on the first GPU call and Devices
-// reports it; with a planted wrong device result (validationSkew) it fails,
+// reports it; with a failed outcome (recorded as a validation with a planted
+// wrong device result gives it: cuda/selfcheck's TestValidateEmulated),
 // device="auto" computes on the CPU with one warning saying what disagreed,
 // device="cuda" refuses, and validate_gpu=false uses the device regardless.
 func TestDeviceValidationEmulated(t *testing.T) {
@@ -79,14 +67,13 @@ func TestDeviceValidationEmulated(t *testing.T) {
 	if lib == "" {
 		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
 	}
-	defer resetValidations()
 	x := testBatch(7)
 	cpu, _, err := computeGram(t, x, "cpu", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	resetValidations()
+	freshValidations(t)
 	cuda.SetLibraryPath(lib)
 	if v := deviceValidation(t, lib); v != nil {
 		t.Fatalf("validation reported before any GPU call: %+v", v)
@@ -95,14 +82,14 @@ func TestDeviceValidationEmulated(t *testing.T) {
 		t.Fatalf("auto: %v %q", err, warn)
 	}
 	v := deviceValidation(t, lib)
-	if v == nil || v.State != "passed" || v.Seconds <= 0 {
+	if v == nil || v.State != selfcheck.Passed || v.Seconds <= 0 {
 		t.Fatalf("after a GPU call: validation %+v", v)
 	}
 	t.Logf("validation on the emulated library: %s in %.3f s", v.Detail, v.Seconds)
 
-	resetValidations()
-	validationSkew = 1e-6
-	defer func() { validationSkew = 0 }()
+	freshValidations(t)
+	validations.Record(0, selfcheck.Outcome{State: selfcheck.Failed, Detail: "marginalized kernel (table base kernels), float64: " +
+		"entry (3, 3) is 350.26516159906981 on the device and 350.26481133416462 on the CPU, relative difference 9.99e-07 (allowed 1e-08)"})
 	got, warn, err := computeGram(t, x, "auto", lib, "")
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +112,7 @@ func TestDeviceValidationEmulated(t *testing.T) {
 	if _, _, err := computeGram(t, x, "cuda", lib, ""); err == nil || !strings.Contains(err.Error(), "failed graphgram's self-validation") {
 		t.Errorf("device='cuda' after the failure: %v", err)
 	}
-	if v := deviceValidation(t, lib); v == nil || v.State != "failed" || !strings.Contains(v.Detail, "relative difference") {
+	if v := deviceValidation(t, lib); v == nil || v.State != selfcheck.Failed || !strings.Contains(v.Detail, "relative difference") {
 		t.Errorf("Devices after the failure: %+v", v)
 	}
 	off, warn, err := computeGram(t, x, "cuda", lib, `"validate_gpu": false`)
@@ -150,7 +137,6 @@ func TestDeviceLaunchTimeoutEmulated(t *testing.T) {
 		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
 	}
 	cuda.SetLibraryPath(lib)
-	defer resetValidations()
 	defer cuda.EmulatedLaunchTimeout(0)
 	x := testBatch(7)
 	cpu, _, err := computeGram(t, x, "cpu", "", "")
@@ -158,7 +144,7 @@ func TestDeviceLaunchTimeoutEmulated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, device := range []string{"auto", "cuda"} {
-		resetValidations()
+		freshValidations(t)
 		if _, warn, err := computeGram(t, x, device, lib, ""); err != nil || warn != "" { // validates the device
 			t.Fatalf("%s before the timeout: %v %q", device, err, warn)
 		}
@@ -195,8 +181,38 @@ func TestDeviceLaunchTimeoutEmulated(t *testing.T) {
 		if _, warn, err := computeGram(t, x, "auto", lib, ""); err != nil || warn != "" {
 			t.Errorf("the call after the timeout: %v, warning %q (want the CPU, silently)", err, warn)
 		}
-		if v := deviceValidation(t, lib); v == nil || v.State != "failed" || !strings.Contains(v.Detail, "cudaErrorLaunchTimeout") {
+		if v := deviceValidation(t, lib); v == nil || v.State != selfcheck.Failed || !strings.Contains(v.Detail, "cudaErrorLaunchTimeout") {
 			t.Errorf("Devices after the timeout: %+v", v)
 		}
+	}
+}
+
+// TestCheckValidatedTranslation: checkValidated's translation of a recorded
+// failed outcome, without a device: device="auto" falls back to the CPU with
+// one RuntimeWarning for the process, device="cuda" raises the same message,
+// validate_gpu=false uses the device regardless.
+func TestCheckValidatedTranslation(t *testing.T) {
+	freshValidations(t)
+	validations.Record(0, selfcheck.Outcome{State: selfcheck.Failed, Detail: "shortest-path kernel, float32 failed on the device: boom"})
+	var warn warnings
+	for i := range 2 {
+		ok, err := checkValidated(deviceParams{Device: "auto"}, &warn)
+		if ok || err != nil {
+			t.Fatalf("auto, call %d: %v %v", i, ok, err)
+		}
+	}
+	w := warn.String()
+	if strings.Count(w, "RuntimeWarning: ") != 1 || !strings.Contains(w, "CUDA device 0 failed graphgram's self-validation against the CPU: "+
+		"shortest-path kernel, float32 failed on the device: boom. Please report this") ||
+		!strings.HasSuffix(strings.TrimSpace(w), "computing on the CPU for the rest of this process") {
+		t.Errorf("auto: warnings %q (want one)", w)
+	}
+	ok, err := checkValidated(deviceParams{Device: "cuda"}, &warn)
+	if ok || err == nil || !strings.Contains(err.Error(), "device='cuda' cannot be used: CUDA device 0 failed graphgram's self-validation") {
+		t.Errorf("cuda: %v %v", ok, err)
+	}
+	off := false
+	if ok, err := checkValidated(deviceParams{Device: "cuda", ValidateGPU: &off}, &warn); !ok || err != nil {
+		t.Errorf("validate_gpu false: %v %v", ok, err)
 	}
 }
