@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/graphgram/graphgram/cuda"
 	"github.com/graphgram/graphgram/cuda/selfcheck"
@@ -34,6 +36,53 @@ type deviceParams struct {
 	ValidateGPU *bool `json:"validate_gpu"`
 }
 
+// The rules of a kernel's device and precision parameters, stated once: Python
+// asks DeviceParams before packing a call, and every call's deviceParams are
+// checked against the same rules.
+const (
+	deviceRule    = "device must be 'auto', 'cpu', 'cuda' or 'cuda:N'"
+	precisionRule = "precision must be 'float64' or 'float32'"
+)
+
+// DeviceParams parses a kernel's device ("auto", "cpu", "cuda" or "cuda:N")
+// and precision ("float64" or "float32"), each given as its Python repr (so
+// that a message shows what the user wrote, strings or not), and returns the
+// JSON of the device, device_index and precision fields of deviceParams
+// (docs/abi.md), or a ValueError stating the rule.
+func DeviceParams(deviceRepr, precisionRepr string) (params string, err error) {
+	defer guard(&err)
+	var d deviceParams
+	device, ok := pyString(deviceRepr)
+	kind, index, found := strings.Cut(device, ":")
+	switch {
+	case ok && !found && (kind == "auto" || kind == "cpu" || kind == "cuda"):
+		d.Device = kind
+	case ok && found && kind == "cuda" && index != "" && strings.Trim(index, "0123456789") == "":
+		n, err := strconv.Atoi(index)
+		if err != nil {
+			return "", inputError("%s, got %s", deviceRule, deviceRepr)
+		}
+		d.Device, d.DeviceIndex = kind, n
+	default:
+		return "", inputError("%s, got %s", deviceRule, deviceRepr)
+	}
+	if d.Precision, ok = pyString(precisionRepr); !ok || (d.Precision != "float64" && d.Precision != "float32") {
+		return "", inputError("%s, got %s", precisionRule, precisionRepr)
+	}
+	b, err := json.Marshal(map[string]any{"device": d.Device, "device_index": d.DeviceIndex, "precision": d.Precision})
+	return string(b), err
+}
+
+// pyString returns the string a Python repr of a plain string spells ('…'
+// without quotes or escapes inside), and whether it was one.
+func pyString(repr string) (string, bool) {
+	if len(repr) < 2 || repr[0] != '\'' || repr[len(repr)-1] != '\'' {
+		return "", false
+	}
+	s := repr[1 : len(repr)-1]
+	return s, !strings.ContainsAny(s, "'\"\\")
+}
+
 // precision returns the GPU arithmetic asked for.
 func (d deviceParams) precision() (cuda.Precision, error) {
 	switch d.Precision {
@@ -42,7 +91,7 @@ func (d deviceParams) precision() (cuda.Precision, error) {
 	case "float32":
 		return cuda.Float32, nil
 	}
-	return 0, inputError("precision must be 'float64' or 'float32', got %q", d.Precision)
+	return 0, inputError("%s, got %q", precisionRule, d.Precision)
 }
 
 // gpu reports whether this call runs on the GPU: a usable device that has
@@ -56,8 +105,11 @@ func (d deviceParams) gpu(warn *warnings) (bool, error) {
 	case "", "cpu":
 		return false, nil
 	case "auto", "cuda":
+		if d.DeviceIndex < 0 {
+			return false, inputError("%s, got device_index %d", deviceRule, d.DeviceIndex)
+		}
 	default:
-		return false, inputError("device must be 'auto', 'cpu' or 'cuda', got %q", d.Device)
+		return false, inputError("%s, got %q", deviceRule, d.Device)
 	}
 	if d.CUDALibrary != "" {
 		cuda.SetLibraryPath(d.CUDALibrary)

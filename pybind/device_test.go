@@ -216,3 +216,37 @@ func TestCheckValidatedTranslation(t *testing.T) {
 		t.Errorf("validate_gpu false: %v %v", ok, err)
 	}
 }
+
+// TestDeviceParams: the one parser of the device and precision parameters,
+// given Python reprs.
+func TestDeviceParams(t *testing.T) {
+	for _, c := range []struct {
+		device, precision, want, err string
+	}{
+		{"'auto'", "'float64'", `{"device":"auto","device_index":0,"precision":"float64"}`, ""},
+		{"'cpu'", "'float32'", `{"device":"cpu","device_index":0,"precision":"float32"}`, ""},
+		{"'cuda'", "'float64'", `{"device":"cuda","device_index":0,"precision":"float64"}`, ""},
+		{"'cuda:12'", "'float32'", `{"device":"cuda","device_index":12,"precision":"float32"}`, ""},
+		{"'gpu'", "'float64'", "", "ValueError: device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got 'gpu'"},
+		{"'cuda:x'", "'float64'", "", "got 'cuda:x'"},
+		{"'cuda:'", "'float64'", "", "got 'cuda:'"},
+		{"'cpu:0'", "'float64'", "", "got 'cpu:0'"},
+		{"'cuda:-1'", "'float64'", "", "got 'cuda:-1'"},
+		{"'cuda:99999999999999999999'", "'float64'", "", "got 'cuda:99999999999999999999'"},
+		{"1", "'float64'", "", "got 1"},
+		{"None", "'float64'", "", "got None"},
+		{`"'auto'"`, "'float64'", "", "device must be"},
+		{"'auto'", "'float16'", "", "ValueError: precision must be 'float64' or 'float32', got 'float16'"},
+		{"'auto'", "<class 'numpy.float32'>", "", "got <class 'numpy.float32'>"},
+		{"'auto'", "''", "", "precision must be"},
+	} {
+		got, err := DeviceParams(c.device, c.precision)
+		if c.err == "" {
+			if err != nil || got != c.want {
+				t.Errorf("DeviceParams(%s, %s) = %s, %v; want %s", c.device, c.precision, got, err, c.want)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("DeviceParams(%s, %s): error %v, want one containing %q", c.device, c.precision, err, c.err)
+		}
+	}
+}

@@ -69,15 +69,16 @@ def device_params(device, precision):
     """The Go core's device parameters for a kernel's ``device`` ("auto", "cpu", "cuda", "cuda:N")
     and ``precision`` ("float64", "float32").
 
-    Raises ValueError for anything else.
+    The Go core owns the rules (``DeviceParams``); each value goes as its repr,
+    so that a message shows it as the user wrote it. Raises ValueError for
+    anything else.
     """
-    kind, sep, index = str(device).partition(":") if isinstance(device, str) else ("", "", "")
-    if kind not in ("auto", "cpu", "cuda") or (sep and (kind != "cuda" or not index.isdigit())):
-        raise ValueError("device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got %r" % (device,))
-    if not isinstance(precision, str) or precision not in ("float64", "float32"):
-        raise ValueError("precision must be 'float64' or 'float32', got %r" % (precision,))
-    return {"device": kind, "device_index": int(index) if sep else 0, "cuda_library": cuda_library(),
-            "precision": precision, "validate_gpu": get_config()["validate_gpu"]}
+    def shown(value):
+        return repr(str(value)) if isinstance(value, str) else repr(value)
+
+    params = json.loads(_call(_pybind.DeviceParams, shown(device), shown(precision)))
+    params.update(cuda_library=cuda_library(), validate_gpu=get_config()["validate_gpu"])
+    return params
 
 
 def devices():
