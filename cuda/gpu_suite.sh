@@ -31,6 +31,7 @@ TK=.cuda-toolkit
 build() {
     python3 cuda/build.py --install-toolkit --out "$B"
     go test -c -tags cuda -o "$B/cuda.test" ./cuda
+    go test -c -tags cuda -o "$B/selfcheck.test" ./cuda/selfcheck
     if ! command -v compute-sanitizer >/dev/null && [ -z "$(find "$TK" -name compute-sanitizer -type f 2>/dev/null | head -1)" ]; then
         python3 -m pip install -q --target "$TK/sanitizer" nvidia-cuda-sanitizer-api ||
             echo "compute-sanitizer not installed; run will skip the sanitizer runs"
@@ -48,6 +49,9 @@ run() {
     local rc=0
     (cd cuda && GGCUDA_TEST_LIB=$lib timeout "${GG_SUITE_S:-1200}" "$test" -test.v -test.count=1 -test.timeout 20m) 2>&1 |
         tee "$logs/suite.txt" || { echo "gpu_suite: the suite failed or was cut off (exit ${PIPESTATUS[0]}; 124: past GG_SUITE_S)" | tee -a "$logs/suite.txt"; rc=1; }
+    # The device self-validation that graphgram runs on first use (cuda/selfcheck).
+    (cd cuda/selfcheck && GGCUDA_TEST_LIB=$lib timeout 300 "$(realpath "../../$B/selfcheck.test")" -test.v -test.count=1) 2>&1 |
+        tee -a "$logs/suite.txt" || { echo "gpu_suite: the selfcheck tests failed (exit ${PIPESTATUS[0]})" | tee -a "$logs/suite.txt"; rc=1; }
     if grep -q -- "--- SKIP: TestGPUGramAgainstCPU" "$logs/suite.txt"; then
         echo "gpu_suite: the GPU tests were skipped: no usable device (see $logs/suite.txt)"
         report "$logs" "no usable device: the suite skipped itself"
