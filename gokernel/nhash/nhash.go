@@ -166,17 +166,7 @@ func histogram(labels []uint64, start []int) *sparsegram.Features {
 			k, _ := slices.BinarySearch(distinct, l)
 			ids = append(ids, int32(k))
 		}
-		slices.Sort(ids)
-		for a := 0; a < len(ids); {
-			b := a + 1
-			for b < len(ids) && ids[b] == ids[a] {
-				b++
-			}
-			f.Col = append(f.Col, ids[a])
-			f.Val = append(f.Val, uint32(b-a))
-			a = b
-		}
-		f.Ptr = append(f.Ptr, len(f.Col))
+		f.AppendRow(ids)
 	}
 	return f
 }

@@ -9,7 +9,7 @@ import scipy.sparse
 
 from .. import _backend
 from ._base import document_execution
-from .explicit import _EXACT, _ExplicitFeatureKernel
+from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
 
 __all__ = ["GraphletSamplingKernel"]
 
@@ -98,16 +98,10 @@ class GraphletSamplingKernel(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool):
-            raise TypeError("k must be an integer, got %r" % (self.k,))
-        if self.k not in (3, 4, 5):
-            raise ValueError("k must be 3, 4 or 5, got %d" % self.k)
+        _check_integers(self, (("k", 3, 5),), seed="the samples of a graph")
         for name in ("connected", "frequencies"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError("%s must be True or False, got %r" % (name, getattr(self, name)))
-        if not isinstance(self.random_state, numbers.Integral) or isinstance(self.random_state, bool):
-            raise TypeError("random_state must be an integer (the samples of a graph must be the same in "
-                            "every call), got %r" % (self.random_state,))
         self.n_samples()
 
     def n_samples(self):

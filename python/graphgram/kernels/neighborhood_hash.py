@@ -1,10 +1,9 @@
 """The neighborhood hash kernel (Hido and Kashima 2009)."""
 
 import hashlib
-import numbers
 
 from ._base import document_execution
-from .explicit import _EXACT, _ExplicitFeatureKernel
+from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
 
 __all__ = ["NeighborhoodHashKernel"]
 
@@ -107,17 +106,9 @@ class NeighborhoodHashKernel(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        for name, low, high in (("R", 1, _MAX_ROUNDS), ("bits", 1, 64)):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-                raise TypeError("%s must be an integer, got %r" % (name, value))
-            if not low <= value <= high:
-                raise ValueError("%s must be in [%d, %d], got %d" % (name, low, high, value))
+        _check_integers(self, (("R", 1, _MAX_ROUNDS), ("bits", 1, 64)), seed="the labels' bit strings")
         if self.nh_type not in ("simple", "count_sensitive"):
             raise ValueError("nh_type must be 'simple' or 'count_sensitive', got %r" % (self.nh_type,))
-        if not isinstance(self.random_state, numbers.Integral) or isinstance(self.random_state, bool):
-            raise TypeError("random_state must be an integer (the labels' bit strings must be the same in "
-                            "every call), got %r" % (self.random_state,))
 
     def _labels(self):
         return self.node_label, None
