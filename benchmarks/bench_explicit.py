@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 r"""Explicit-feature kernels (Weisfeiler–Lehman subtree and optimal assignment,
-hash graph kernel) against GraKeL, in one run.
+hash graph kernel, neighborhood hash, graphlets) against GraKeL, in one run.
 
     PYTHONPATH=python python3 benchmarks/bench_explicit.py speed       # NCI1: graphgram vs GraKeL
+    PYTHONPATH=python python3 benchmarks/bench_explicit.py nh-graphlets  # NCI1: NH, graphlets vs GraKeL
     PYTHONPATH=python python3 benchmarks/bench_explicit.py linear      # features + LinearSVC, 100,000 graphs
     PYTHONPATH=python python3 benchmarks/bench_explicit.py accuracy    # 10-fold CV accuracies
 
@@ -15,6 +16,13 @@ speed
     on a subset it finishes (--oa-subset graphs, both timed on it). Best of
     --repeat runs; the matrices are compared entry by entry (the optimal
     assignment on graphs without isolated nodes, which GraKeL drops).
+nh-graphlets
+    ``NeighborhoodHashKernel(R=3)`` (simple and count-sensitive) on full NCI1
+    against GraKeL's ``NeighborhoodHash(R=3)`` on --nh-subset graphs (both timed
+    there; GraKeL given graphgram's initial bit strings, the matrices compared);
+    ``GraphletSamplingKernel(k=5)`` exact and with 1,000 samples per graph on full
+    NCI1, against GraKeL's ``GraphletSampling(k=5, sampling={"n_samples": 1000})``
+    on --gl-subset graphs (its samples mix sizes 3..5: timings only).
 linear
     ``features(X)`` of --copies copies of NCI1 (each copy's node labels shifted, so
     that its features are new columns) and ``LinearSVC`` on them: time and peak
@@ -42,7 +50,8 @@ sys.path.insert(0, str(HERE.parent / "python"))
 
 from _common import DATASETS, best_of, machine, require  # noqa: E402
 
-from graphgram import Graph, HashGraphKernel, WeisfeilerLehmanKernel  # noqa: E402
+from graphgram import (Graph, GraphletSamplingKernel, HashGraphKernel, NeighborhoodHashKernel,  # noqa: E402
+                       WeisfeilerLehmanKernel)
 from graphgram.datasets import load_tu  # noqa: E402
 
 
@@ -76,6 +85,37 @@ def speed(root, repeat, oa_subset):
     R, t_gk = best_of(lambda: WeisfeilerLehmanOptimalAssignment(n_iter=5).fit_transform(gsub), 1)
     print("WL optimal assignment h=5, %d NCI1 graphs without isolated nodes: graphgram %.4f s, GraKeL %.3f s, "
           "ratio %.0f, max |dK| %.2g" % (len(sub), t_gg, t_gk, t_gk / t_gg, np.abs(K - R).max()), flush=True)
+
+
+def nh_graphlets(root, repeat, nh_subset, gl_subset):
+    from grakel.kernels import GraphletSampling, NeighborhoodHash
+    from grakel.kernels import neighborhood_hash as nh_module
+
+    graphs, _ = load_tu(root / "NCI1")
+    print("NCI1: %d graphs" % len(graphs))
+    for nh_type in ("simple", "count_sensitive"):
+        kernel = NeighborhoodHashKernel(R=3, nh_type=nh_type)
+        _, t_full = best_of(lambda: kernel(graphs), repeat)
+        sub = graphs[:nh_subset]
+        K, t_gg = best_of(lambda: kernel(sub), repeat)
+        nh_module.zip = lambda labels, draws: iter(list(zip(labels, kernel.label_bits(list(labels)))))
+        gsub = grakel_input(sub)
+        R, t_gk = best_of(lambda: NeighborhoodHash(R=3, nh_type=nh_type).fit_transform(gsub), 1)
+        del nh_module.zip
+        print("NH %s R=3: graphgram full NCI1 %.3f s; %d graphs: graphgram %.4f s, GraKeL %.2f s, ratio %.0f, "
+              "max |dK| %.2g" % (nh_type, t_full, len(sub), t_gg, t_gk, t_gk / t_gg, np.abs(K - R).max()),
+              flush=True)
+    _, t_exact = best_of(lambda: GraphletSamplingKernel(k=5)(graphs), 1)
+    print("graphlets k=5 exact (all C(n, 5) subsets), full NCI1: graphgram %.2f s" % t_exact, flush=True)
+    kernel = GraphletSamplingKernel(k=5, sampling=1000)
+    _, t_full = best_of(lambda: kernel(graphs), repeat)
+    sub = graphs[:gl_subset]
+    _, t_gg = best_of(lambda: kernel(sub), repeat)
+    gsub = grakel_input(sub)
+    _, t_gk = best_of(lambda: GraphletSampling(k=5, sampling={"n_samples": 1000}, random_state=0)
+                      .fit_transform(gsub), 1)
+    print("graphlets k=5, 1000 samples/graph: graphgram full NCI1 %.3f s; %d graphs: graphgram %.4f s, "
+          "GraKeL %.2f s, ratio %.0f" % (t_full, len(sub), t_gg, t_gk, t_gk / t_gg), flush=True)
 
 
 def peak_rss_mb():
@@ -117,10 +157,21 @@ def cv_accuracy(K, y, seed=0):
     return 100 * np.mean(scores), 100 * np.std(scores)
 
 
-def accuracy(root, sets):
+def accuracy(root, sets, peer_sets=("MUTAG",)):
     kernels = {
         "WL subtree h=5": lambda: WeisfeilerLehmanKernel(n_iter=5, normalize=True),
         "WL-OA h=5": lambda: WeisfeilerLehmanKernel(n_iter=5, base="optimal_assignment", normalize=True),
+        "NH simple R=3": lambda: NeighborhoodHashKernel(R=3),
+        "NH count-sensitive R=3": lambda: NeighborhoodHashKernel(R=3, nh_type="count_sensitive"),
+        "graphlets k=5, 1000 samples": lambda: GraphletSamplingKernel(k=5, sampling=1000, normalize=True),
+    }
+    peers = {
+        "GraKeL NH simple R=3": lambda gk: _grakel("NeighborhoodHash", R=3, random_state=0).fit_transform(gk),
+        "GraKeL NH count-sensitive R=3": lambda gk: _grakel("NeighborhoodHash", R=3, nh_type="count_sensitive",
+                                                           random_state=0).fit_transform(gk),
+        "GraKeL graphlets k=5, 1000 samples": lambda gk: _grakel("GraphletSampling", k=5, normalize=True,
+                                                                sampling={"n_samples": 1000},
+                                                                random_state=0).fit_transform(gk),
     }
     for name in sets:
         graphs, y = load_tu(root / name)
@@ -136,21 +187,39 @@ def accuracy(root, sets):
             t_k = time.perf_counter() - t
             mean, std = cv_accuracy(K, y)
             print("%-9s %-40s %5.1f ± %4.1f %%   (Gram %.2f s)" % (name, kname, mean, std, t_k), flush=True)
+        if name in peer_sets:
+            gk = grakel_input(graphs)
+            for kname, run in peers.items():
+                t = time.perf_counter()
+                K = run(gk)
+                t_k = time.perf_counter() - t
+                mean, std = cv_accuracy(K, y)
+                print("%-9s %-40s %5.1f ± %4.1f %%   (Gram %.2f s)" % (name, kname, mean, std, t_k), flush=True)
+
+
+def _grakel(name, **params):
+    import grakel.kernels
+
+    return getattr(grakel.kernels, name)(**params)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["speed", "linear", "accuracy"])
+    ap.add_argument("what", choices=["speed", "nh-graphlets", "linear", "accuracy"])
     ap.add_argument("--datasets", default=str(DATASETS))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--oa-subset", type=int, default=400)
     ap.add_argument("--copies", type=int, default=25)
+    ap.add_argument("--nh-subset", type=int, default=1000)
+    ap.add_argument("--gl-subset", type=int, default=200)
     ap.add_argument("--sets", nargs="*", default=["MUTAG", "NCI1", "PROTEINS", "ENZYMES"])
     a = ap.parse_args()
     root = require(a.datasets)
     print(machine(), flush=True)
     if a.what == "speed":
         speed(root, a.repeat, a.oa_subset)
+    elif a.what == "nh-graphlets":
+        nh_graphlets(root, a.repeat, a.nh_subset, a.gl_subset)
     elif a.what == "linear":
         linear(root, a.copies)
     else:

@@ -1,12 +1,15 @@
 package pybind
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/graphgram/graphgram/cuda"
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/graphlet"
+	"github.com/graphgram/graphgram/gokernel/nhash"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/wl"
 )
@@ -16,7 +19,9 @@ import (
 type explicitParams struct {
 	deviceParams
 	// Features is "wl" (Weisfeiler–Lehman label counts; n_iter 0 is the
-	// vertex histogram) or "edges" (edge label histogram).
+	// vertex histogram), "edges" (edge label histogram), "hash" (the hash
+	// graph kernel), "nh" (the neighborhood hash kernel) or "graphlets" (the
+	// graphlet kernel).
 	Features     string `json:"features"`
 	NIter        int    `json:"n_iter"`
 	NodeLabelCol int    `json:"node_label_col"`
@@ -24,8 +29,32 @@ type explicitParams struct {
 	// Semiring is "product" (Σ x·y) or "min" (Σ min(x, y)).
 	Semiring string `json:"semiring"`
 	// Hash configures features "hash" (the hash graph kernel).
-	Hash  *hashParams `json:"hash"`
-	NJobs int         `json:"n_jobs"`
+	Hash *hashParams `json:"hash"`
+	// NH configures features "nh", Graphlets features "graphlets".
+	NH        *nhParams       `json:"nh"`
+	Graphlets *graphletParams `json:"graphlets"`
+	NJobs     int             `json:"n_jobs"`
+}
+
+// nhParams are the neighborhood hash kernel's settings (nhash.Options): the
+// initial bit string of every label value of the call, drawn by Python from
+// the label's value and the kernel's random_state.
+type nhParams struct {
+	Rounds         int       `json:"rounds"`
+	Bits           int       `json:"bits"`
+	CountSensitive bool      `json:"count_sensitive"`
+	LabelValues    []float64 `json:"label_values"`
+	LabelBits      []uint64  `json:"label_bits"`
+}
+
+// graphletParams are the graphlet kernel's settings (graphlet.Options).
+type graphletParams struct {
+	K         int    `json:"k"`
+	Samples   int    `json:"samples"`
+	Connected bool   `json:"connected"`
+	Seed      uint64 `json:"seed"`
+	// Frequencies divides each graph's counts by their sum (frequencyScale).
+	Frequencies bool `json:"frequencies"`
 }
 
 // hashParams are the hash graph kernel's hash functions (wl.HashOptions).
@@ -53,6 +82,40 @@ func hashGramScale(hashes int) float64 { return 1 / float64(max(hashes, 1)) }
 // hashes labellings: 1/√T.
 func HashFeatureScale(hashes int) float64 { return 1 / math.Sqrt(float64(max(hashes, 1))) }
 
+// GraphletClasses returns the graphlets of size k in the graphlet kernel's
+// column order, as JSON: a list of {"edges": [[i, j], ...], "connected": bool}.
+func GraphletClasses(k int) string {
+	type class struct {
+		Edges     [][2]int `json:"edges"`
+		Connected bool     `json:"connected"`
+	}
+	out := make([]class, graphlet.NumClasses(k))
+	for c := range out {
+		out[c].Edges, out[c].Connected = graphlet.Class(k, c)
+		if out[c].Edges == nil {
+			out[c].Edges = [][2]int{}
+		}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// frequencyScale is the graphlet kernel's frequency rule, its one place: a
+// graph's graphlet counts are divided by their sum (the number of subsets
+// counted or samples kept), so that K(G, G') = Σ_c f_c(G) f_c(G'). A graph
+// without graphlets keeps its empty row (scale 1).
+func frequencyScale(f *sparsegram.Features) []float64 {
+	s := make([]float64, f.Rows())
+	for r := range s {
+		var sum uint64
+		for _, v := range f.Val[f.Ptr[r]:f.Ptr[r+1]] {
+			sum += uint64(v)
+		}
+		s[r] = float64(max(sum, 1))
+	}
+	return s
+}
+
 // explicit computes an explicit-feature kernel: the feature maps of the call's
 // graphs (package wl, one label dictionary over X ∪ Y), then their product
 // over the semiring (package sparsegram).
@@ -72,11 +135,14 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 		if !r.symmetric {
 			return inputError("features takes one list of graphs")
 		}
-		f, err := c.features(r.x.graphs)
+		if p.Features == "nh" {
+			return inputError("the neighborhood hash kernel is no product of one feature map")
+		}
+		parts, err := c.features(r.x.graphs)
 		if err != nil {
 			return err
 		}
-		return writeFeatures(f, b)
+		return writeFeatures(parts[0], b)
 	}
 	return graphKernel(mode, r, b, c.gram, c.diag, struct{}{})
 }
@@ -106,30 +172,47 @@ func newExplicitCall(p *explicitParams, r *request, warn *warnings) (*explicitCa
 	default:
 		return nil, inputError("semiring must be 'product' or 'min', got %q", p.Semiring)
 	}
-	if p.Features == "hash" {
-		if p.Hash == nil {
-			return nil, inputError("features 'hash' needs the hash parameters")
-		}
+	switch {
+	case p.Features == "hash" && p.Hash == nil:
+		return nil, inputError("features 'hash' needs the hash parameters")
+	case p.Features == "hash":
 		c.scale = hashGramScale(p.Hash.Hashes)
+	case p.Features == "nh" && (p.NH == nil || p.Semiring != "min"):
+		return nil, inputError("features 'nh' needs the nh parameters and semiring 'min'")
+	case p.Features == "graphlets" && p.Graphlets == nil:
+		return nil, inputError("features 'graphlets' needs the graphlets parameters")
 	}
 	var err error
 	c.gpu, err = p.gpu(warn)
 	return c, err
 }
 
-// features is the feature map of gs, one label dictionary over all of them.
-func (c *explicitCall) features(gs []*graph.Graph) (*sparsegram.Features, error) {
+// features is the feature map of gs, one label dictionary over all of them:
+// one matrix, or for the neighborhood hash kernel one per round.
+func (c *explicitCall) features(gs []*graph.Graph) ([]*sparsegram.Features, error) {
+	one := func(f *sparsegram.Features, err error) ([]*sparsegram.Features, error) {
+		return []*sparsegram.Features{f}, err
+	}
 	switch c.p.Features {
 	case "wl":
-		return wl.Features(gs, c.wlOpt)
+		return one(wl.Features(gs, c.wlOpt))
 	case "edges":
-		return wl.EdgeFeatures(gs, c.p.EdgeLabelCol)
+		return one(wl.EdgeFeatures(gs, c.p.EdgeLabelCol))
 	case "hash":
 		h := c.p.Hash
-		return wl.HashFeatures(gs, wl.HashOptions{WL: c.wlOpt, AttrCol: h.AttrCol, AttrWidth: h.AttrWidth,
-			Projections: h.Projections, Offsets: h.Offsets, Hashes: h.Hashes, PerHash: h.PerHash, BinWidth: h.BinWidth})
+		return one(wl.HashFeatures(gs, wl.HashOptions{WL: c.wlOpt, AttrCol: h.AttrCol, AttrWidth: h.AttrWidth,
+			Projections: h.Projections, Offsets: h.Offsets, Hashes: h.Hashes, PerHash: h.PerHash, BinWidth: h.BinWidth}))
+	case "nh":
+		h := c.p.NH
+		return nhash.Features(gs, nhash.Options{Rounds: h.Rounds, Bits: h.Bits, CountSensitive: h.CountSensitive,
+			NodeLabelCol: c.p.NodeLabelCol, LabelValues: h.LabelValues, LabelBits: h.LabelBits,
+			NJobs: c.p.NJobs, Control: c.opt.Control})
+	case "graphlets":
+		h := c.p.Graphlets
+		return one(graphlet.Features(gs, graphlet.Options{K: h.K, Samples: h.Samples, Connected: h.Connected,
+			Seed: h.Seed, NJobs: c.p.NJobs, Control: c.opt.Control}))
 	}
-	return nil, inputError("features must be 'wl', 'edges' or 'hash', got %q", c.p.Features)
+	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh' or 'graphlets', got %q", c.p.Features)
 }
 
 // product is the Gram matrix of the features: on the GPU when one is used
@@ -148,27 +231,96 @@ func (c *explicitCall) product(X, Y *sparsegram.Features, symmetric bool, out []
 // gram is K(X, Y) (graphKernel's contract): the features of X, or of X ∪ Y
 // split back into its two row ranges, and their product.
 func (c *explicitCall) gram(X, Y []*graph.Graph, symmetric bool, _ struct{}, out []float64) error {
-	if symmetric {
-		f, err := c.features(X)
-		if err != nil {
-			return err
-		}
-		return c.scaled(c.product(f, nil, true, out), out)
+	all := X
+	if !symmetric {
+		all = append(slices.Clip(X), Y...)
 	}
-	f, err := c.features(append(slices.Clip(X), Y...))
+	parts, err := c.features(all)
 	if err != nil {
 		return err
 	}
-	return c.scaled(c.product(rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y)), false, out), out)
+	split := func(f *sparsegram.Features) (*sparsegram.Features, *sparsegram.Features) {
+		if symmetric {
+			return f, nil
+		}
+		return rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y))
+	}
+	if c.p.Features == "nh" {
+		// The R rounds' intersections, each turned into its term as it comes.
+		inter := make([]float64, len(out))
+		clear(out)
+		nx, ny := nodeCounts(X), nodeCounts(Y)
+		if symmetric {
+			ny = nx
+		}
+		for _, f := range parts {
+			fx, fy := split(f)
+			if err := c.product(fx, fy, symmetric, inter); err != nil {
+				return err
+			}
+			nhash.Accumulate(out, inter, nx, ny)
+		}
+		nhash.Average(out, len(parts))
+		return nil
+	}
+	fx, fy := split(parts[0])
+	if err := c.scaled(c.product(fx, fy, symmetric, out), out); err != nil {
+		return err
+	}
+	if c.p.Features == "graphlets" && c.p.Graphlets.Frequencies {
+		sx := frequencyScale(fx)
+		sy := sx
+		if !symmetric {
+			sy = frequencyScale(fy)
+		}
+		for i, a := range sx {
+			for j, b := range sy {
+				out[i*len(sy)+j] /= a * b
+			}
+		}
+	}
+	return nil
+}
+
+// nodeCounts returns the node count of each graph, as float64.
+func nodeCounts(gs []*graph.Graph) []float64 {
+	n := make([]float64, len(gs))
+	for g, gr := range gs {
+		n[g] = float64(gr.N)
+	}
+	return n
 }
 
 // diag is K(x, x) for each graph of X (graphKernel's contract), on the CPU.
 func (c *explicitCall) diag(X []*graph.Graph, _ struct{}, out []float64) error {
-	f, err := c.features(X)
+	parts, err := c.features(X)
 	if err != nil {
 		return err
 	}
-	return c.scaled(sparsegram.Diag(f, c.opt, out), out)
+	if c.p.Features == "nh" {
+		inter := make([]float64, len(out))
+		clear(out)
+		n := nodeCounts(X)
+		for _, f := range parts {
+			if err := sparsegram.Diag(f, c.opt, inter); err != nil {
+				return err
+			}
+			for i := range out {
+				nhash.Accumulate(out[i:i+1], inter[i:i+1], n[i:i+1], n[i:i+1])
+			}
+		}
+		nhash.Average(out, len(parts))
+		return nil
+	}
+	if err := c.scaled(sparsegram.Diag(parts[0], c.opt, out), out); err != nil {
+		return err
+	}
+	if c.p.Features == "graphlets" && c.p.Graphlets.Frequencies {
+		for i, s := range frequencyScale(parts[0]) {
+			out[i] /= s * s
+		}
+	}
+	return nil
 }
 
 // scaled applies scale to out unless err is set, and returns err.

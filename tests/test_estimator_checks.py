@@ -25,6 +25,8 @@ ESTIMATORS = {
     "VertexHistogramKernel": lambda: graphgram.VertexHistogramKernel(),
     "EdgeHistogramKernel": lambda: graphgram.EdgeHistogramKernel(),
     "HashGraphKernel": lambda: graphgram.HashGraphKernel(attributes="vec"),
+    "NeighborhoodHashKernel": lambda: graphgram.NeighborhoodHashKernel(),
+    "GraphletSamplingKernel": lambda: graphgram.GraphletSamplingKernel(k=3, sampling={"n_samples": 50}),
     "GraphKernel": lambda: GraphKernel(graphgram.MarginalizedGraphKernel()),
     "LowRankGraphKernel": lambda: LowRankGraphKernel(graphgram.MarginalizedGraphKernel(), inducing=4),
     "LowRankGaussianProcessRegressor": lambda: LowRankGaussianProcessRegressor(

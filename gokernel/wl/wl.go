@@ -124,7 +124,7 @@ func EdgeFeatures(graphs []*graph.Graph, col int) (*sparsegram.Features, error) 
 				ids = append(ids, lab[estart[g]+e])
 			}
 		}
-		appendRow(f, ids)
+		f.AppendRow(ids)
 	}
 	return f, nil
 }
@@ -476,21 +476,4 @@ func histogram(graphs []*graph.Graph, start []int, rounds [][]int32, numCols int
 		fill[g]++
 	})
 	return f, nil
-}
-
-// appendRow appends the row counting ids (sorted or not) to f.
-func appendRow(f *sparsegram.Features, ids []int32) {
-	if !slices.IsSorted(ids) {
-		slices.Sort(ids)
-	}
-	for k := 0; k < len(ids); {
-		j := k
-		for j < len(ids) && ids[j] == ids[k] {
-			j++
-		}
-		f.Col = append(f.Col, ids[k])
-		f.Val = append(f.Val, uint32(j-k))
-		k = j
-	}
-	f.Ptr = append(f.Ptr, len(f.Col))
 }

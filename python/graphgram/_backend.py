@@ -130,6 +130,12 @@ def hash_feature_scale(n_hashes):
     return float(_pybind.HashFeatureScale(int(n_hashes)))
 
 
+def graphlet_classes(k):
+    """Return the graphlets of ``k`` nodes in the graphlet kernel's column order, from the
+    Go core's table: a list of {"edges": [[i, j], ...], "connected": bool}."""
+    return json.loads(_pybind.GraphletClasses(int(k)))
+
+
 def self_test_panic():
     """Make the Go core panic inside its guard; the panic must arrive as RuntimeError."""
     _call(_pybind.SelfTestPanic)

@@ -6,10 +6,12 @@ convention they share.
 """
 
 from .explicit import EdgeHistogramKernel, HashGraphKernel, VertexHistogramKernel, WeisfeilerLehmanKernel
+from .graphlet import GraphletSamplingKernel
+from .neighborhood_hash import NeighborhoodHashKernel
 from .marginalized import MarginalizedGraphKernel
 from .presets import molecular_kernel
 from .random_walk import RandomWalkKernel
 from .shortest_path import ShortestPathKernel
 
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
-           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "molecular_kernel"]
+           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "GraphletSamplingKernel", "molecular_kernel"]

@@ -31,6 +31,22 @@ _EXACT = ("The values are exact integer counts: ``\"float32\"`` changes nothing.
           "    ``features`` use the CPU (a ``RuntimeWarning`` says so for ``device=\"cuda\"``).")
 
 
+def _check_integers(kernel, ranges, seed=None):
+    """Check that each parameter of ``ranges`` (name, low, high) is an integer in
+    [low, high], and that ``random_state`` is an integer (``seed`` says what it seeds)."""
+    for name, low, high in ranges:
+        value = getattr(kernel, name)
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            raise TypeError("%s must be an integer, got %r" % (name, value))
+        if not low <= value <= high:
+            raise ValueError("%s must be in [%d, %d], got %d" % (name, low, high, value))
+    if seed is not None:
+        rs = kernel.random_state
+        if not isinstance(rs, numbers.Integral) or isinstance(rs, bool):
+            raise TypeError("random_state must be an integer (%s must be the same in every call), got %r"
+                            % (seed, rs))
+
+
 class _ExplicitFeatureKernel(GraphKernelBase):
     """The shared part of the explicit-feature kernels: what to pack and the Go parameters.
 
@@ -348,18 +364,11 @@ class HashGraphKernel(_ExplicitFeatureKernel):
         super()._check_params()
         if not isinstance(self.attributes, str):
             raise TypeError("attributes must be the name of a node attribute, got %r" % (self.attributes,))
-        for name, low, high in (("n_iter", 0, _MAX_ITER), ("n_hashes", 1, 10_000), ("n_projections", 1, 64)):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-                raise TypeError("%s must be an integer, got %r" % (name, value))
-            if not low <= value <= high:
-                raise ValueError("%s must be in [%d, %d], got %d" % (name, low, high, value))
+        _check_integers(self, (("n_iter", 0, _MAX_ITER), ("n_hashes", 1, 10_000), ("n_projections", 1, 64)),
+                        seed="the hash functions")
         w = self.bin_width
         if not isinstance(w, numbers.Real) or isinstance(w, bool) or not (np.isfinite(w) and w > 0):
             raise ValueError("bin_width must be a positive finite number, got %r" % (w,))
-        if not isinstance(self.random_state, numbers.Integral) or isinstance(self.random_state, bool):
-            raise TypeError("random_state must be an integer (the hash functions must be the same in every "
-                            "call), got %r" % (self.random_state,))
 
     def _labels(self):
         return self.node_label, None
