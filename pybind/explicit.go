@@ -16,7 +16,8 @@ import (
 type explicitParams struct {
 	deviceParams
 	// Features is "wl" (Weisfeiler–Lehman label counts; n_iter 0 is the
-	// vertex histogram) or "edges" (edge label histogram).
+	// vertex histogram), "edges" (edge label histogram), "hash" (hash graph
+	// kernel), "propagation" or "propagation_attr" (propagation kernel).
 	Features     string `json:"features"`
 	NIter        int    `json:"n_iter"`
 	NodeLabelCol int    `json:"node_label_col"`
@@ -24,8 +25,10 @@ type explicitParams struct {
 	// Semiring is "product" (Σ x·y) or "min" (Σ min(x, y)).
 	Semiring string `json:"semiring"`
 	// Hash configures features "hash" (the hash graph kernel).
-	Hash  *hashParams `json:"hash"`
-	NJobs int         `json:"n_jobs"`
+	Hash *hashParams `json:"hash"`
+	// Propagation configures features "propagation" and "propagation_attr".
+	Propagation *propagationParams `json:"propagation"`
+	NJobs       int                `json:"n_jobs"`
 }
 
 // hashParams are the hash graph kernel's hash functions (wl.HashOptions).
@@ -128,8 +131,10 @@ func (c *explicitCall) features(gs []*graph.Graph) (*sparsegram.Features, error)
 		h := c.p.Hash
 		return wl.HashFeatures(gs, wl.HashOptions{WL: c.wlOpt, AttrCol: h.AttrCol, AttrWidth: h.AttrWidth,
 			Projections: h.Projections, Offsets: h.Offsets, Hashes: h.Hashes, PerHash: h.PerHash, BinWidth: h.BinWidth})
+	case "propagation", "propagation_attr":
+		return c.propagationFeatures(gs, c.p.Features == "propagation_attr")
 	}
-	return nil, inputError("features must be 'wl', 'edges' or 'hash', got %q", c.p.Features)
+	return nil, inputError("features must be 'wl', 'edges', 'hash', 'propagation' or 'propagation_attr', got %q", c.p.Features)
 }
 
 // product is the Gram matrix of the features: on the GPU when one is used

@@ -25,6 +25,8 @@ ESTIMATORS = {
     "VertexHistogramKernel": lambda: graphgram.VertexHistogramKernel(),
     "EdgeHistogramKernel": lambda: graphgram.EdgeHistogramKernel(),
     "HashGraphKernel": lambda: graphgram.HashGraphKernel(attributes="vec"),
+    "PropagationKernel": lambda: graphgram.PropagationKernel(),
+    "PropagationAttrKernel": lambda: graphgram.PropagationAttrKernel(attributes="vec"),
     "GraphKernel": lambda: GraphKernel(graphgram.MarginalizedGraphKernel()),
     "LowRankGraphKernel": lambda: LowRankGraphKernel(graphgram.MarginalizedGraphKernel(), inducing=4),
     "LowRankGaussianProcessRegressor": lambda: LowRankGaussianProcessRegressor(

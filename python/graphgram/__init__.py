@@ -15,6 +15,7 @@ Graph kernels
     :class:`ShortestPathKernel`, :class:`RandomWalkKernel`, the explicit-feature
     :class:`WeisfeilerLehmanKernel`, :class:`VertexHistogramKernel` and
     :class:`EdgeHistogramKernel`, :class:`HashGraphKernel` (continuous attributes),
+    :class:`PropagationKernel` and :class:`PropagationAttrKernel`,
     and presets such as :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
     ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
     (``ConstantKernel() * kernel + WhiteKernel()``).
@@ -34,9 +35,10 @@ from .graph import Graph
 from ._version import __version__
 from .kernels import (EdgeHistogramKernel, HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel,
                       VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
+from .kernels import PropagationAttrKernel, PropagationKernel
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "molecular_kernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
-           "config_context", "devices", "__version__"]
+           "config_context", "devices", "__version__", "PropagationKernel", "PropagationAttrKernel"]

@@ -8,8 +8,10 @@ convention they share.
 from .explicit import EdgeHistogramKernel, HashGraphKernel, VertexHistogramKernel, WeisfeilerLehmanKernel
 from .marginalized import MarginalizedGraphKernel
 from .presets import molecular_kernel
+from .propagation import PropagationAttrKernel, PropagationKernel
 from .random_walk import RandomWalkKernel
 from .shortest_path import ShortestPathKernel
 
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
-           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "molecular_kernel"]
+           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "molecular_kernel",
+           "PropagationKernel", "PropagationAttrKernel"]
