@@ -346,7 +346,7 @@ func run(graphs []*graph.Graph, rounds, width, nJobs int, ctl *schedule.Control,
 			}
 			ids = append(ids, id)
 		}
-		appendRow(f, ids)
+		f.AppendRow(ids)
 	}
 	return f, nil
 }
@@ -356,19 +356,4 @@ func putWord(b []byte, x uint64) {
 	for i := range 8 {
 		b[i] = byte(x >> (8 * i))
 	}
-}
-
-// appendRow appends the row counting ids to f, sorting ids.
-func appendRow(f *sparsegram.Features, ids []int32) {
-	slices.Sort(ids)
-	for k := 0; k < len(ids); {
-		j := k
-		for j < len(ids) && ids[j] == ids[k] {
-			j++
-		}
-		f.Col = append(f.Col, ids[k])
-		f.Val = append(f.Val, uint32(j-k))
-		k = j
-	}
-	f.Ptr = append(f.Ptr, len(f.Col))
 }

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/graphgram/graphgram/gokernel/schedule"
 )
@@ -36,6 +37,25 @@ type Features struct {
 
 // Rows returns the number of rows (graphs).
 func (f *Features) Rows() int { return len(f.Ptr) - 1 }
+
+// AppendRow appends the row that counts the feature ids (in any order; ids is
+// sorted in place) to f, whose Ptr must hold at least its leading 0. NumCols
+// is the caller's to set.
+func (f *Features) AppendRow(ids []int32) {
+	if !slices.IsSorted(ids) {
+		slices.Sort(ids)
+	}
+	for k := 0; k < len(ids); {
+		j := k
+		for j < len(ids) && ids[j] == ids[k] {
+			j++
+		}
+		f.Col = append(f.Col, ids[k])
+		f.Val = append(f.Val, uint32(j-k))
+		k = j
+	}
+	f.Ptr = append(f.Ptr, len(f.Col))
+}
 
 // Validate checks the CSR invariants.
 func (f *Features) Validate() error {

@@ -479,18 +479,4 @@ func histogram(graphs []*graph.Graph, start []int, rounds [][]int32, numCols int
 }
 
 // appendRow appends the row counting ids (sorted or not) to f.
-func appendRow(f *sparsegram.Features, ids []int32) {
-	if !slices.IsSorted(ids) {
-		slices.Sort(ids)
-	}
-	for k := 0; k < len(ids); {
-		j := k
-		for j < len(ids) && ids[j] == ids[k] {
-			j++
-		}
-		f.Col = append(f.Col, ids[k])
-		f.Val = append(f.Val, uint32(j-k))
-		k = j
-	}
-	f.Ptr = append(f.Ptr, len(f.Col))
-}
+func appendRow(f *sparsegram.Features, ids []int32) { f.AppendRow(ids) }
