@@ -126,10 +126,10 @@ class PropagationKernel(_PropagationBase):
     labels would depend on which labels are in a call; zero vector when the
     graph has no labelled node).
 
-    With the same hash functions the values equal GraKeL's
-    ``Propagation(t_max, w, M)``, whose random draws depend on the labels of
-    the data set it is fitted on (tests/test_propagation.py swaps them for
-    these to compare).
+    On unweighted graphs (edge weights enter T here) and with the same hash
+    functions, the values equal GraKeL's ``Propagation(t_max, w, M)``, whose
+    random draws depend on the labels of the data set it is fitted on
+    (tests/test_propagation.py swaps them for these to compare).
 
     Parameters
     ----------
