@@ -10,6 +10,11 @@
 //   - rwkernel: the random-walk kernel (geometric and exponential, exact);
 //   - wl: explicit feature maps (Weisfeiler–Lehman subtree and optimal
 //     assignment, vertex and edge histograms, hash features): sparse counts;
+//   - propagation: the propagation kernels' feature maps (label distributions
+//     or attributes propagated along edges, hashed per round): sparse counts;
+//   - nhash: the neighborhood hash kernel's per-round label counts and the
+//     combination of their intersection Grams;
+//   - graphlet: counts of 3-, 4- and 5-node induced subgraphs, exact or sampled;
 //   - sparsegram: Gram matrices Φ_X Φ_Yᵀ of those sparse maps over a semiring;
 //   - octile, reorder: 8×8-tiled product mat-vecs and node reorderings for them;
 //   - vec: fused vector loops of the conjugate-gradient solver (AVX2 or portable);
@@ -30,7 +35,7 @@
 // Python's kernels/explicit.py, pybind's explicit.go and the CUDA bridge's
 // ExplicitGram. In the core each feature map lives in the package named after
 // what it computes (wl: the Weisfeiler–Lehman maps, histograms and hash
-// features), and all of them return sparsegram.Features, whose Gram matrix
-// sparsegram computes: a new explicit-feature kernel is a new map, not a new
-// engine.
+// features; propagation, nhash, graphlet), and all of them return
+// sparsegram.Features, whose Gram matrix sparsegram computes: a new
+// explicit-feature kernel is a new map, not a new engine.
 package gokernel

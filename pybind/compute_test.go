@@ -275,8 +275,9 @@ func explicitCompute(t *testing.T, mode, params string, x, y *packed) ([]float64
 
 // TestDeviceEmulatedExplicit runs the explicit-feature kernels' GPU path (the
 // emulated library) against the CPU path: mode "gram" equal entry for entry
-// (both are exact) for the WL subtree and optimal-assignment kernels and the
-// hash graph kernel (scaled by 1/T after the product), symmetric and X ≠ Y,
+// (both are exact) for the WL subtree and optimal-assignment kernels, the
+// hash graph kernel (scaled by 1/T after the product) and the propagation
+// kernel, symmetric and X ≠ Y,
 // with no warning; modes "diag" and "features" stay on the CPU and say so.
 func TestDeviceEmulatedExplicit(t *testing.T) {
 	lib := os.Getenv("GGCUDA_TEST_LIB")
@@ -289,8 +290,12 @@ func TestDeviceEmulatedExplicit(t *testing.T) {
 	"semiring": "%s", "n_jobs": 1, "device": "%s", "cuda_library": "%s",
 	"hash": {"attr_col": 0, "attr_width": 1, "projections": [0.7, -1.3, 0.4], "offsets": [0.1, 0.5, 0.9],
 	"hashes": 3, "per_hash": 1, "bin_width": 1.0}}`
+	const propagationParams = `{"features": "propagation", "n_iter": 0, "node_label_col": 0, "edge_label_col": -1,
+	"semiring": "%s", "n_jobs": 1, "device": "%s", "cuda_library": "%s",
+	"propagation": {"t_max": 3, "w": 0.1, "labels": [0, 1, 2], "coef": [0.3, -1.2, 2.5, 1.1, 0.2, -0.7, -2, 0.9, 0.05],
+	"offsets": [0.01, 0.05, 0.09], "sqrt": false, "unlabeled": -1, "clamp": false}}`
 	x, y := testBatch(11), testBatch(6)
-	for _, params := range []string{wlParams, hashParams} {
+	for _, params := range []string{wlParams, hashParams, propagationParams} {
 		for _, semiring := range []string{"product", "min"} {
 			for _, other := range []*packed{nil, y} {
 				cpu, _ := explicitCompute(t, "gram", fmt.Sprintf(params, semiring, "cpu", ""), x, other)

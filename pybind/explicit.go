@@ -20,8 +20,9 @@ type explicitParams struct {
 	deviceParams
 	// Features is "wl" (Weisfeiler–Lehman label counts; n_iter 0 is the
 	// vertex histogram), "edges" (edge label histogram), "hash" (the hash
-	// graph kernel), "nh" (the neighborhood hash kernel) or "graphlets" (the
-	// graphlet kernel).
+	// graph kernel), "nh" (the neighborhood hash kernel), "graphlets" (the
+	// graphlet kernel), "propagation" or "propagation_attr" (propagation
+	// kernel).
 	Features     string `json:"features"`
 	NIter        int    `json:"n_iter"`
 	NodeLabelCol int    `json:"node_label_col"`
@@ -33,7 +34,9 @@ type explicitParams struct {
 	// NH configures features "nh", Graphlets features "graphlets".
 	NH        *nhParams       `json:"nh"`
 	Graphlets *graphletParams `json:"graphlets"`
-	NJobs     int             `json:"n_jobs"`
+	// Propagation configures features "propagation" and "propagation_attr".
+	Propagation *propagationParams `json:"propagation"`
+	NJobs       int                `json:"n_jobs"`
 }
 
 // nhParams are the neighborhood hash kernel's settings (nhash.Options): the
@@ -211,8 +214,10 @@ func (c *explicitCall) features(gs []*graph.Graph) ([]*sparsegram.Features, erro
 		h := c.p.Graphlets
 		return one(graphlet.Features(gs, graphlet.Options{K: h.K, Samples: h.Samples, Connected: h.Connected,
 			Seed: h.Seed, NJobs: c.p.NJobs, Control: c.opt.Control}))
+	case "propagation", "propagation_attr":
+		return one(c.propagationFeatures(gs, c.p.Features == "propagation_attr"))
 	}
-	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh' or 'graphlets', got %q", c.p.Features)
+	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh', 'graphlets', 'propagation' or 'propagation_attr', got %q", c.p.Features)
 }
 
 // product is the Gram matrix of the features: on the GPU when one is used

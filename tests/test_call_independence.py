@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from graphgram import Graph
 from graphgram.kernels import (EdgeHistogramKernel, HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel,
                                ShortestPathKernel, VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
+from graphgram.kernels import PropagationAttrKernel, PropagationKernel
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
 
 from conftest import assert_bit_identical, dataset_dir
@@ -62,6 +63,8 @@ KERNELS = {
     "vertex histogram": lambda: VertexHistogramKernel(node_label="label"),
     "edge histogram": lambda: EdgeHistogramKernel(edge_label="b", normalize=True),
     "hash": lambda: HashGraphKernel(attributes="x", node_label="label", n_hashes=5),
+    "propagation, partially labelled": lambda: PropagationKernel(unlabeled="L0", metric="H", normalize=True),
+    "propagation, attributes": lambda: PropagationAttrKernel(attributes="x", w=0.3),
 }
 _REFERENCE = {}
 

@@ -27,6 +27,8 @@ ESTIMATORS = {
     "HashGraphKernel": lambda: graphgram.HashGraphKernel(attributes="vec"),
     "NeighborhoodHashKernel": lambda: graphgram.NeighborhoodHashKernel(),
     "GraphletSamplingKernel": lambda: graphgram.GraphletSamplingKernel(k=3, sampling={"n_samples": 50}),
+    "PropagationKernel": lambda: graphgram.PropagationKernel(),
+    "PropagationAttrKernel": lambda: graphgram.PropagationAttrKernel(attributes="vec"),
     "GraphKernel": lambda: GraphKernel(graphgram.MarginalizedGraphKernel()),
     "LowRankGraphKernel": lambda: LowRankGraphKernel(graphgram.MarginalizedGraphKernel(), inducing=4),
     "LowRankGaussianProcessRegressor": lambda: LowRankGaussianProcessRegressor(

@@ -38,10 +38,13 @@ type Features struct {
 // Rows returns the number of rows (graphs).
 func (f *Features) Rows() int { return len(f.Ptr) - 1 }
 
-// AppendRow appends the row counting the feature ids (sorted or not; sorted
-// in place) to f.
+// AppendRow appends the row that counts the feature ids (in any order; ids is
+// sorted in place) to f, whose Ptr must hold at least its leading 0. NumCols
+// is the caller's to set.
 func (f *Features) AppendRow(ids []int32) {
-	slices.Sort(ids)
+	if !slices.IsSorted(ids) {
+		slices.Sort(ids)
+	}
 	for k := 0; k < len(ids); {
 		j := k
 		for j < len(ids) && ids[j] == ids[k] {

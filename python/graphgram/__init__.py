@@ -16,6 +16,7 @@ Graph kernels
     :class:`WeisfeilerLehmanKernel`, :class:`VertexHistogramKernel` and
     :class:`EdgeHistogramKernel`, :class:`HashGraphKernel` (continuous attributes),
     :class:`NeighborhoodHashKernel`, :class:`GraphletSamplingKernel`,
+    :class:`PropagationKernel` and :class:`PropagationAttrKernel`,
     and presets such as :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
     ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
     (``ConstantKernel() * kernel + WhiteKernel()``).
@@ -34,12 +35,12 @@ from ._config import config_context, get_config, set_config
 from .graph import Graph
 from ._version import __version__
 from .kernels import (EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel, MarginalizedGraphKernel,
-                      NeighborhoodHashKernel, RandomWalkKernel, ShortestPathKernel, VertexHistogramKernel,
-                      WeisfeilerLehmanKernel, molecular_kernel)
+                      NeighborhoodHashKernel, PropagationAttrKernel, PropagationKernel, RandomWalkKernel,
+                      ShortestPathKernel, VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel",
-           "GraphletSamplingKernel", "molecular_kernel", "LowRankGraphKernel",
+           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "molecular_kernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]

@@ -124,6 +124,11 @@ def wl_max_iterations():
     return int(_pybind.WLMaxIterations())
 
 
+def propagation_max_rounds():
+    """Return the Go core's bound on the propagation kernels' ``t_max``."""
+    return int(_pybind.PropagationMaxRounds())
+
+
 def hash_feature_scale(n_hashes):
     """Return the factor of the hash graph kernel's feature rows (1/√T), from the Go
     core, which owns the kernel's averaging over its T labellings."""

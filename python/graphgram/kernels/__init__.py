@@ -10,8 +10,10 @@ from .graphlet import GraphletSamplingKernel
 from .neighborhood_hash import NeighborhoodHashKernel
 from .marginalized import MarginalizedGraphKernel
 from .presets import molecular_kernel
+from .propagation import PropagationAttrKernel, PropagationKernel
 from .random_walk import RandomWalkKernel
 from .shortest_path import ShortestPathKernel
 
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
-           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "GraphletSamplingKernel", "molecular_kernel"]
+           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel",
+           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "molecular_kernel"]
