@@ -19,6 +19,7 @@ import scipy.sparse
 from .. import _backend
 from ..graph import as_graph_list
 from ._base import GraphKernelBase, document_execution
+from ._seeded import check_seed
 
 __all__ = ["WeisfeilerLehmanKernel", "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel"]
 
@@ -41,10 +42,7 @@ def _check_integers(kernel, ranges, seed=None):
         if not low <= value <= high:
             raise ValueError("%s must be in [%d, %d], got %d" % (name, low, high, value))
     if seed is not None:
-        rs = kernel.random_state
-        if not isinstance(rs, numbers.Integral) or isinstance(rs, bool):
-            raise TypeError("random_state must be an integer (%s must be the same in every call), got %r"
-                            % (seed, rs))
+        check_seed(kernel, seed)
 
 
 class _ExplicitFeatureKernel(GraphKernelBase):

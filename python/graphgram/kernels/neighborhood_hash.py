@@ -1,8 +1,7 @@
 """The neighborhood hash kernel (Hido and Kashima 2009)."""
 
-import hashlib
-
 from ._base import document_execution
+from ._seeded import label_key, seeded_words
 from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
 
 __all__ = ["NeighborhoodHashKernel"]
@@ -12,15 +11,11 @@ _MAX_ROUNDS = 100
 
 
 def label_bits(label, random_state, bits):
-    """The initial bit string of one label value: a seeded hash of the value alone
-    (BLAKE2b of the seed and the value's text), its low ``bits`` bits. Strings and
-    numbers are kept apart ("1" is not 1); whole floats are the integers they equal."""
-    if isinstance(label, str):
-        text = b"s" + label.encode("utf-8")
-    else:
-        text = b"i%d" % int(label)
-    digest = hashlib.blake2b(b"%d:" % int(random_state) + text, digest_size=8).digest()
-    return int.from_bytes(digest, "little") & ((1 << bits) - 1)
+    """The initial bit string of one label value: the low ``bits`` bits of a word
+    drawn from ``random_state`` and the value alone (:mod:`._seeded`'s rule, part
+    ``"nh"`` then the label's key). Strings and numbers are kept apart ("1" is
+    not 1); whole floats are the integers they equal."""
+    return seeded_words(random_state, "nh", label_key(label), count=1)[0] & ((1 << bits) - 1)
 
 
 @document_execution(_EXACT.replace("exact integer counts", "averages of ratios of exact integer counts")

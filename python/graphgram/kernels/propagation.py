@@ -20,7 +20,8 @@ graphs and the settings: the coefficient of a label (or of an attribute column)
 in round t is a function of (``random_state``, t, the label's own value), never
 of which labels happen to be in a call (GraKeL draws one coefficient per label
 of its fitted vocabulary, so its values change with the data set). The rule,
-for reproducing them elsewhere: the text ``"{random_state}|{t}|{key}"`` (UTF-8)
+for reproducing them elsewhere (:mod:`graphgram.kernels._seeded`'s, shared by the
+randomized kernels): the text ``"{random_state}|{t}|{key}"`` (UTF-8)
 is hashed by BLAKE2b with a 16-byte digest, read as two little-endian 64-bit
 words a, b; u = ((a >> 11) + 0.5) / 2⁵³ and v = ((b >> 11) + 0.5) / 2⁵³ lie in
 (0, 1). A Cauchy coefficient is tan(π(u − ½)), a Gaussian one
@@ -30,15 +31,14 @@ attribute column d, ``offset`` for a round's offset (discrete labels) and
 ``offset:<d>`` for column d's (attributes).
 """
 
-import hashlib
 import math
 import numbers
-import struct
 
 import numpy as np
 
 from .. import _backend
 from ._base import document_execution
+from ._seeded import check_seed, label_key, seeded_uniforms
 from .explicit import _EXACT, _ExplicitFeatureKernel
 
 __all__ = ["PropagationKernel", "PropagationAttrKernel"]
@@ -46,16 +46,9 @@ __all__ = ["PropagationKernel", "PropagationAttrKernel"]
 _MAX_ROUNDS = _backend.propagation_max_rounds()
 
 
-def _uniforms(random_state, t, key):
-    """The two uniforms in (0, 1) of (random_state, round t, key): the module docstring's rule."""
-    text = "%d|%d|%s" % (random_state, t, key)
-    a, b = struct.unpack("<QQ", hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest())
-    return ((a >> 11) + 0.5) / 2.0 ** 53, ((b >> 11) + 0.5) / 2.0 ** 53
-
-
 def _coefficient(random_state, t, key, cauchy):
     """The projection coefficient of key in round t: standard Cauchy or standard Gaussian."""
-    u, v = _uniforms(random_state, t, key)
+    u, v = seeded_uniforms(random_state, t, key)
     if cauchy:
         return math.tan(math.pi * (u - 0.5))
     return math.sqrt(-2.0 * math.log(u)) * math.cos(2.0 * math.pi * v)
@@ -81,9 +74,7 @@ class _PropagationBase(_ExplicitFeatureKernel):
         if not isinstance(self.metric, str) or self.metric not in self._metrics:
             raise ValueError("metric must be one of %s, got %r"
                              % (", ".join(repr(m) for m in self._metrics), self.metric))
-        if not isinstance(self.random_state, numbers.Integral) or isinstance(self.random_state, bool):
-            raise TypeError("random_state must be an integer (the hash functions must be the same in every "
-                            "call), got %r" % (self.random_state,))
+        check_seed(self, "the hash functions")
 
     def _coefficients(self, keys):
         """The t_max × len(keys) coefficients of the keys, row-major by round, as a list."""
@@ -92,7 +83,7 @@ class _PropagationBase(_ExplicitFeatureKernel):
         return [_coefficient(seed, t, key, cauchy) for t in range(int(self.t_max)) for key in keys]
 
     def _offset(self, t, key):
-        return float(self.w) * _uniforms(int(self.random_state), t, key)[0]
+        return float(self.w) * seeded_uniforms(int(self.random_state), t, key)[0]
 
     def _max_nonzeros(self, X):
         return int(self.t_max) * sum(g.n_nodes for g in X)
@@ -194,17 +185,17 @@ class PropagationKernel(_PropagationBase):
         _, _, kind, vocabulary = node_layout[self.node_label]
         if kind == "str":
             values = [float(i) for i in range(len(vocabulary))]
-            keys = ["label:s:%s" % s for s in vocabulary]
+            keys = ["label:" + label_key(str(s)) for s in vocabulary]
         else:
             values = vocabulary()
-            keys = ["label:i:%d" % int(v) for v in values]
+            keys = ["label:" + label_key(int(v)) for v in values]
         unlabeled = -1
         if self.unlabeled is not None and values:
             if isinstance(self.unlabeled, str) != (kind == "str"):
                 raise TypeError("unlabeled=%r is a %s but the node label %r holds %s"
                                 % (self.unlabeled, "string" if isinstance(self.unlabeled, str) else "number",
                                    self.node_label, "strings" if kind == "str" else "numbers"))
-            key = ("label:s:%s" if kind == "str" else "label:i:%d") % self.unlabeled
+            key = "label:" + label_key(self.unlabeled)
             unlabeled = keys.index(key) if key in keys else -1
         t_max = int(self.t_max)
         return dict(super()._params(node_layout, edge_layout),
