@@ -46,7 +46,8 @@ class NSPDKKernel(_ExplicitFeatureKernel):
     node labels in node-number order and its edges in set order without
     sorting, so its classes depend on how the graph's nodes are numbered; (2)
     its neighbourhoods of radius ρ ≥ 3 are the balls of radius 2^(ρ−1), and its
-    "distance" δ ≥ 3 is the band 2^(δ−2) < dist ≤ 2^(δ−1); (3) its Gram diagonal
+    "distance" δ ≥ 3 is the band 2^(δ−2) < dist ≤ 2^(δ−1), and with r = 0 it
+    counts distance 0 only; (3) its Gram diagonal
     counts a block where the graph has no pair as 1 (and its ``normalize``
     divides by the number of blocks of the fit). Where none of these applies —
     radius and distance at most 2, its encoding sorted — the values are equal
