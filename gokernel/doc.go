@@ -14,6 +14,8 @@
 //     or attributes propagated along edges, hashed per round): sparse counts;
 //   - nhash: the neighborhood hash kernel's per-round label counts and the
 //     combination of their intersection Grams;
+//   - nspdk: the neighborhood subgraph pairwise distance kernel's per-block
+//     counts of neighbourhood-subgraph pairs and the blocks' cosine sum;
 //   - graphlet: counts of 3-, 4- and 5-node induced subgraphs, exact or sampled;
 //   - sparsegram: Gram matrices Φ_X Φ_Yᵀ of those sparse maps over a semiring;
 //   - octile, reorder: 8×8-tiled product mat-vecs and node reorderings for them;

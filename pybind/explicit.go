@@ -10,6 +10,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/graphlet"
 	"github.com/graphgram/graphgram/gokernel/nhash"
+	"github.com/graphgram/graphgram/gokernel/nspdk"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/wl"
 )
@@ -22,7 +23,7 @@ type explicitParams struct {
 	// vertex histogram), "edges" (edge label histogram), "hash" (the hash
 	// graph kernel), "nh" (the neighborhood hash kernel), "graphlets" (the
 	// graphlet kernel), "propagation" or "propagation_attr" (propagation
-	// kernel).
+	// kernel), "nspdk" (the neighborhood subgraph pairwise distance kernel).
 	Features     string `json:"features"`
 	NIter        int    `json:"n_iter"`
 	NodeLabelCol int    `json:"node_label_col"`
@@ -36,7 +37,15 @@ type explicitParams struct {
 	Graphlets *graphletParams `json:"graphlets"`
 	// Propagation configures features "propagation" and "propagation_attr".
 	Propagation *propagationParams `json:"propagation"`
-	NJobs       int                `json:"n_jobs"`
+	// NSPDK configures features "nspdk".
+	NSPDK *nspdkParams `json:"nspdk"`
+	NJobs int          `json:"n_jobs"`
+}
+
+// nspdkParams are the NSPDK's settings (nspdk.Options): radius r and distance d.
+type nspdkParams struct {
+	R int `json:"r"`
+	D int `json:"d"`
 }
 
 // nhParams are the neighborhood hash kernel's settings (nhash.Options): the
@@ -138,8 +147,8 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 		if !r.symmetric {
 			return inputError("features takes one list of graphs")
 		}
-		if p.Features == "nh" {
-			return inputError("the neighborhood hash kernel is no product of one feature map")
+		if p.Features == "nh" || p.Features == "nspdk" {
+			return inputError("features %q: the kernel is no product of one feature map", p.Features)
 		}
 		parts, err := c.features(r.x.graphs)
 		if err != nil {
@@ -182,6 +191,8 @@ func newExplicitCall(p *explicitParams, r *request, warn *warnings) (*explicitCa
 		c.scale = hashGramScale(p.Hash.Hashes)
 	case p.Features == "nh" && (p.NH == nil || p.Semiring != "min"):
 		return nil, inputError("features 'nh' needs the nh parameters and semiring 'min'")
+	case p.Features == "nspdk" && (p.NSPDK == nil || p.Semiring != "product"):
+		return nil, inputError("features 'nspdk' needs the nspdk parameters and semiring 'product'")
 	case p.Features == "graphlets" && p.Graphlets == nil:
 		return nil, inputError("features 'graphlets' needs the graphlets parameters")
 	}
@@ -216,8 +227,11 @@ func (c *explicitCall) features(gs []*graph.Graph) ([]*sparsegram.Features, erro
 			Seed: h.Seed, NJobs: c.p.NJobs, Control: c.opt.Control}))
 	case "propagation", "propagation_attr":
 		return one(c.propagationFeatures(gs, c.p.Features == "propagation_attr"))
+	case "nspdk":
+		return nspdk.Features(gs, nspdk.Options{Radius: c.p.NSPDK.R, Distance: c.p.NSPDK.D,
+			NodeLabelCol: c.p.NodeLabelCol, EdgeLabelCol: c.p.EdgeLabelCol, Control: c.opt.Control})
 	}
-	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh', 'graphlets', 'propagation' or 'propagation_attr', got %q", c.p.Features)
+	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh', 'graphlets', 'propagation', 'propagation_attr' or 'nspdk', got %q", c.p.Features)
 }
 
 // product is the Gram matrix of the features: on the GPU when one is used
@@ -250,22 +264,28 @@ func (c *explicitCall) gram(X, Y []*graph.Graph, symmetric bool, _ struct{}, out
 		}
 		return rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y))
 	}
-	if c.p.Features == "nh" {
-		// The R rounds' intersections, each turned into its term as it comes.
+	if rule := c.blocks(); rule != nil {
+		// The blocks' products, each turned into its term as it comes.
 		inter := make([]float64, len(out))
 		clear(out)
-		nx, ny := nodeCounts(X), nodeCounts(Y)
-		if symmetric {
-			ny = nx
-		}
 		for _, f := range parts {
 			fx, fy := split(f)
 			if err := c.product(fx, fy, symmetric, inter); err != nil {
 				return err
 			}
-			nhash.Accumulate(out, inter, nx, ny)
+			nx, err := rule.sizes(fx, X)
+			if err != nil {
+				return err
+			}
+			ny := nx
+			if !symmetric {
+				if ny, err = rule.sizes(fy, Y); err != nil {
+					return err
+				}
+			}
+			rule.add(out, inter, nx, ny)
 		}
-		nhash.Average(out, len(parts))
+		rule.finish(out, len(parts))
 		return nil
 	}
 	fx, fy := split(parts[0])
@@ -287,13 +307,43 @@ func (c *explicitCall) gram(X, Y []*graph.Graph, symmetric bool, _ struct{}, out
 	return nil
 }
 
+// blockRule is how a kernel summed over blocks of feature matrices (the
+// neighborhood hash kernel's rounds, the NSPDK's (radius, distance) blocks)
+// turns each block's product matrix into its term: sizes gives each graph's
+// size in a block (the rows f of graphs gs), add adds the block's term given
+// the products and sizes, finish completes the sum of the blocks.
+type blockRule struct {
+	sizes  func(f *sparsegram.Features, gs []*graph.Graph) ([]float64, error)
+	add    func(out, inter, nx, ny []float64)
+	finish func(out []float64, blocks int)
+}
+
+// blocks returns the call's block rule, or nil for a kernel that is one product.
+func (c *explicitCall) blocks() *blockRule {
+	switch c.p.Features {
+	case "nh":
+		// c/(n + n' − c) with n, n' the node counts, averaged over the rounds.
+		return &blockRule{sizes: nodeCounts, add: nhash.Accumulate, finish: nhash.Average}
+	case "nspdk":
+		// c/√(K_b(G, G) K_b(G', G')), summed over the blocks.
+		return &blockRule{sizes: c.selfProducts, add: nspdk.Accumulate, finish: func([]float64, int) {}}
+	}
+	return nil
+}
+
 // nodeCounts returns the node count of each graph, as float64.
-func nodeCounts(gs []*graph.Graph) []float64 {
+func nodeCounts(_ *sparsegram.Features, gs []*graph.Graph) ([]float64, error) {
 	n := make([]float64, len(gs))
 	for g, gr := range gs {
 		n[g] = float64(gr.N)
 	}
-	return n
+	return n, nil
+}
+
+// selfProducts returns each row's product with itself.
+func (c *explicitCall) selfProducts(f *sparsegram.Features, _ []*graph.Graph) ([]float64, error) {
+	out := make([]float64, f.Rows())
+	return out, sparsegram.Diag(f, c.opt, out)
 }
 
 // diag is K(x, x) for each graph of X (graphKernel's contract), on the CPU.
@@ -302,19 +352,22 @@ func (c *explicitCall) diag(X []*graph.Graph, _ struct{}, out []float64) error {
 	if err != nil {
 		return err
 	}
-	if c.p.Features == "nh" {
+	if rule := c.blocks(); rule != nil {
 		inter := make([]float64, len(out))
 		clear(out)
-		n := nodeCounts(X)
 		for _, f := range parts {
 			if err := sparsegram.Diag(f, c.opt, inter); err != nil {
 				return err
 			}
+			n, err := rule.sizes(f, X)
+			if err != nil {
+				return err
+			}
 			for i := range out {
-				nhash.Accumulate(out[i:i+1], inter[i:i+1], n[i:i+1], n[i:i+1])
+				rule.add(out[i:i+1], inter[i:i+1], n[i:i+1], n[i:i+1])
 			}
 		}
-		nhash.Average(out, len(parts))
+		rule.finish(out, len(parts))
 		return nil
 	}
 	if err := c.scaled(sparsegram.Diag(parts[0], c.opt, out), out); err != nil {

@@ -26,6 +26,7 @@ ESTIMATORS = {
     "EdgeHistogramKernel": lambda: graphgram.EdgeHistogramKernel(),
     "HashGraphKernel": lambda: graphgram.HashGraphKernel(attributes="vec"),
     "NeighborhoodHashKernel": lambda: graphgram.NeighborhoodHashKernel(),
+    "NSPDKKernel": lambda: graphgram.NSPDKKernel(edge_label="label"),
     "GraphletSamplingKernel": lambda: graphgram.GraphletSamplingKernel(k=3, sampling={"n_samples": 50}),
     "PropagationKernel": lambda: graphgram.PropagationKernel(),
     "PropagationAttrKernel": lambda: graphgram.PropagationAttrKernel(attributes="vec"),

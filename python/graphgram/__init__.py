@@ -15,7 +15,7 @@ Graph kernels
     :class:`ShortestPathKernel`, :class:`RandomWalkKernel`, the explicit-feature
     :class:`WeisfeilerLehmanKernel`, :class:`VertexHistogramKernel` and
     :class:`EdgeHistogramKernel`, :class:`HashGraphKernel` (continuous attributes),
-    :class:`NeighborhoodHashKernel`, :class:`GraphletSamplingKernel`,
+    :class:`NeighborhoodHashKernel`, :class:`NSPDKKernel`, :class:`GraphletSamplingKernel`,
     :class:`PropagationKernel` and :class:`PropagationAttrKernel`,
     and presets such as :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
     ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
@@ -35,11 +35,11 @@ from ._config import config_context, get_config, set_config
 from .graph import Graph
 from ._version import __version__
 from .kernels import (EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel, MarginalizedGraphKernel,
-                      NeighborhoodHashKernel, PropagationAttrKernel, PropagationKernel, RandomWalkKernel,
+                      NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel, PropagationKernel, RandomWalkKernel,
                       ShortestPathKernel, VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
-           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel",
+           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "molecular_kernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",

@@ -8,6 +8,7 @@ convention they share.
 from .explicit import EdgeHistogramKernel, HashGraphKernel, VertexHistogramKernel, WeisfeilerLehmanKernel
 from .graphlet import GraphletSamplingKernel
 from .neighborhood_hash import NeighborhoodHashKernel
+from .nspdk import NSPDKKernel
 from .marginalized import MarginalizedGraphKernel
 from .presets import molecular_kernel
 from .propagation import PropagationAttrKernel, PropagationKernel
@@ -15,5 +16,5 @@ from .random_walk import RandomWalkKernel
 from .shortest_path import ShortestPathKernel
 
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
-           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel",
+           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "molecular_kernel"]
