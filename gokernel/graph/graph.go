@@ -246,3 +246,20 @@ func (b *Batch) Unpack(name string) ([]*Graph, error) {
 	}
 	return gs, nil
 }
+
+// CheckLabelColumns reports the first of graphs whose nodes (edges) lack the
+// feature column nodeCol (edgeCol) holding their discrete label, naming the
+// graph by its index; a negative column is not checked, and a graph without
+// nodes (edges) needs no such column. It is the one check of the explicit
+// feature maps' label columns.
+func CheckLabelColumns(graphs []*Graph, nodeCol, edgeCol int) error {
+	for g, gr := range graphs {
+		if nodeCol >= 0 && gr.N > 0 && nodeCol >= gr.NodeCols {
+			return fmt.Errorf("graph %d: node label column %d but the nodes have %d feature columns", g, nodeCol, gr.NodeCols)
+		}
+		if edgeCol >= 0 && gr.NumEdges() > 0 && edgeCol >= gr.EdgeCols {
+			return fmt.Errorf("graph %d: edge label column %d but the edges have %d feature columns", g, edgeCol, gr.EdgeCols)
+		}
+	}
+	return nil
+}

@@ -103,11 +103,14 @@ func Features(graphs []*graph.Graph, opt Options) ([]*sparsegram.Features, error
 		return nil, fmt.Errorf("label values must be sorted")
 	}
 	h := hasher{bits: uint(opt.Bits), mask: math.MaxUint64 >> (64 - opt.Bits)}
+	if opt.NodeLabelCol < 0 {
+		return nil, fmt.Errorf("node label column %d: the neighborhood hash kernel needs node labels", opt.NodeLabelCol)
+	}
+	if err := graph.CheckLabelColumns(graphs, opt.NodeLabelCol, -1); err != nil {
+		return nil, err
+	}
 	start := make([]int, len(graphs)+1)
 	for g, gr := range graphs {
-		if gr.N > 0 && (opt.NodeLabelCol < 0 || opt.NodeLabelCol >= gr.NodeCols) {
-			return nil, fmt.Errorf("graph %d: node label column %d but the nodes have %d feature columns", g, opt.NodeLabelCol, gr.NodeCols)
-		}
 		start[g+1] = start[g] + gr.N
 	}
 	// labels[r][u]: node u's label after r rounds, u over the call's nodes.

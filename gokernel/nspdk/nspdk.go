@@ -73,13 +73,8 @@ func Features(graphs []*graph.Graph, opt Options) ([]*sparsegram.Features, error
 	case opt.Distance < 0 || opt.Distance > MaxDistance:
 		return nil, fmt.Errorf("distance must be in [0, %d], got %d", MaxDistance, opt.Distance)
 	}
-	for g, gr := range graphs {
-		if opt.NodeLabelCol >= 0 && gr.N > 0 && opt.NodeLabelCol >= gr.NodeCols {
-			return nil, fmt.Errorf("graph %d: node label column %d but the nodes have %d feature columns", g, opt.NodeLabelCol, gr.NodeCols)
-		}
-		if opt.EdgeLabelCol >= 0 && gr.NumEdges() > 0 && opt.EdgeLabelCol >= gr.EdgeCols {
-			return nil, fmt.Errorf("graph %d: edge label column %d but the edges have %d feature columns", g, opt.EdgeLabelCol, gr.EdgeCols)
-		}
+	if err := graph.CheckLabelColumns(graphs, opt.NodeLabelCol, opt.EdgeLabelCol); err != nil {
+		return nil, err
 	}
 	nb := Blocks(opt.Radius, opt.Distance)
 	x := &extractor{opt: opt, labels: map[string]int32{}, classes: map[string]int32{}, pairs: make([]map[uint64]int32, nb)}

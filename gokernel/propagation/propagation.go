@@ -110,10 +110,11 @@ func Labels(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) {
 	case !slices.IsSorted(opt.Labels) || len(slices.Compact(slices.Clone(opt.Labels))) != nl:
 		return nil, fmt.Errorf("the label values must be distinct and increasing")
 	}
-	for g, gr := range graphs {
-		if gr.N > 0 && (opt.LabelCol < 0 || opt.LabelCol >= gr.NodeCols) {
-			return nil, fmt.Errorf("graph %d: node label column %d but the nodes have %d feature columns", g, opt.LabelCol, gr.NodeCols)
-		}
+	if opt.LabelCol < 0 {
+		return nil, fmt.Errorf("node label column %d: the propagation kernel needs node labels", opt.LabelCol)
+	}
+	if err := graph.CheckLabelColumns(graphs, opt.LabelCol, -1); err != nil {
+		return nil, err
 	}
 	return run(graphs, opt.Rounds, 1, opt.NJobs, opt.Control, func(g int, gr *graph.Graph, keys []int64) error {
 		return labelKeys(g, gr, &opt, keys)

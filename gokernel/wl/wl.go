@@ -130,15 +130,7 @@ func EdgeFeatures(graphs []*graph.Graph, col int) (*sparsegram.Features, error) 
 }
 
 func checkColumns(graphs []*graph.Graph, opt Options) error {
-	for g, gr := range graphs {
-		if opt.NodeLabelCol >= 0 && gr.N > 0 && opt.NodeLabelCol >= gr.NodeCols {
-			return fmt.Errorf("graph %d: node label column %d but the nodes have %d feature columns", g, opt.NodeLabelCol, gr.NodeCols)
-		}
-		if opt.EdgeLabelCol >= 0 && gr.NumEdges() > 0 && opt.EdgeLabelCol >= gr.EdgeCols {
-			return fmt.Errorf("graph %d: edge label column %d but the edges have %d feature columns", g, opt.EdgeLabelCol, gr.EdgeCols)
-		}
-	}
-	return nil
+	return graph.CheckLabelColumns(graphs, opt.NodeLabelCol, opt.EdgeLabelCol)
 }
 
 // initialLabels numbers the distinct round-0 values (labels or degrees) of
