@@ -135,10 +135,11 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 		cpuOnly(fmt.Sprintf("mode %q of the explicit-feature kernels", mode), warn)
 	}
 	if mode == "wl_labels" || mode == "core_numbers" {
+		all := r.x.graphs
 		if !r.symmetric {
-			return inputError("%s takes one list of graphs", mode)
+			all = append(slices.Clip(all), r.y.graphs...)
 		}
-		return nodeLabels(mode, c, r.x.graphs, b)
+		return nodeLabels(mode, c, all, b)
 	}
 	if mode == "features" {
 		if !r.symmetric {
@@ -378,7 +379,7 @@ func rowRange(f *sparsegram.Features, lo, hi int) *sparsegram.Features {
 	return &sparsegram.Features{NumCols: f.NumCols, Ptr: ptr, Col: f.Col[f.Ptr[lo]:f.Ptr[hi]], Val: f.Val[f.Ptr[lo]:f.Ptr[hi]]}
 }
 
-// nodeLabels writes one int64 per node of gs, graph after graph, into the out
+// nodeLabels writes one int64 per node of gs (X, then Y), graph after graph, into the out
 // buffer (docs/abi.md), for the kernel frameworks that Python builds over a
 // base kernel: "wl_labels", the Weisfeiler–Lehman label of every node in
 // rounds 0..n_iter (round after round; one numbering over all of gs), or

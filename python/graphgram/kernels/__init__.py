@@ -6,6 +6,7 @@ convention they share.
 """
 
 from .explicit import EdgeHistogramKernel, HashGraphKernel, VertexHistogramKernel, WeisfeilerLehmanKernel
+from .frameworks import CoreFramework, WLFramework
 from .graphlet import GraphletSamplingKernel
 from .neighborhood_hash import NeighborhoodHashKernel
 from .marginalized import MarginalizedGraphKernel
@@ -16,4 +17,5 @@ from .shortest_path import ShortestPathKernel
 
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel",
-           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "molecular_kernel"]
+           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
+           "molecular_kernel"]
