@@ -210,6 +210,9 @@ def test_gaussian_process(graphs):
 def test_bad_input(graphs):
     with pytest.raises(TypeError, match="base_kernel must be a graphgram graph kernel"):
         WLFramework("sp")(graphs)
+    # None is GraKeL's default base kernel.
+    assert_bit_identical(WLFramework(n_iter=2)(graphs), WeisfeilerLehmanKernel(n_iter=2)(graphs))
+    assert_bit_identical(CoreFramework()(graphs), CoreFramework(sp())(graphs))
     with pytest.raises(ValueError, match=r"n_iter must be in \[0, 100\]"):
         WLFramework(sp(), n_iter=-1)(graphs)
     with pytest.raises(TypeError, match="node_label must be the name"):

@@ -18,7 +18,9 @@ from sklearn.base import clone
 from ..graph import Graph
 from ._base import GraphKernelBase, document_execution
 from ._normalize import normalize_exponent, normalize_with_gradient, normalized_diag_gradient
-from .explicit import _MAX_ITER, WeisfeilerLehmanKernel
+from ..microkernels import KroneckerDelta, TensorProduct
+from .explicit import _MAX_ITER, VertexHistogramKernel, WeisfeilerLehmanKernel, _check_integers
+from .shortest_path import ShortestPathKernel
 
 __all__ = ["WLFramework", "CoreFramework"]
 
@@ -40,14 +42,18 @@ class _Framework(GraphKernelBase):
 
     def _check_params(self):
         super()._check_params()
-        if not isinstance(self.base_kernel, GraphKernelBase):
-            raise TypeError("base_kernel must be a graphgram graph kernel (e.g. ShortestPathKernel(...)), got %r"
-                            % (self.base_kernel,))
+        if self.base_kernel is not None and not isinstance(self.base_kernel, GraphKernelBase):
+            raise TypeError("base_kernel must be a graphgram graph kernel (e.g. ShortestPathKernel(...)) or None, "
+                            "got %r" % (self.base_kernel,))
         self._base()._check_params()
+
+    def _given_base(self):
+        """The base kernel, or the default one (GraKeL's) for None."""
+        return self._default_base() if self.base_kernel is None else self.base_kernel
 
     def _base(self):
         """The base kernel of the terms: raw (not normalized), with the framework's execution parameters."""
-        base = clone(self.base_kernel)
+        base = clone(self._given_base())
         own = base.get_params(deep=False)
         base.set_params(normalize=False, **{p: getattr(self, p) for p in self._passed if p in own})
         return base
@@ -84,26 +90,29 @@ class _Framework(GraphKernelBase):
         """list of Hyperparameter: the base kernel's, named ``base_kernel__...``."""
         from sklearn.gaussian_process.kernels import Hyperparameter
         return [Hyperparameter("base_kernel__" + h.name, h.value_type, h.bounds, h.n_elements, h.fixed)
-                for h in self.base_kernel.hyperparameters]
+                for h in self._given_base().hyperparameters]
 
     @property
     def theta(self):
         """ndarray: the base kernel's ``theta``."""
-        return self.base_kernel.theta
+        return self._given_base().theta
 
     @theta.setter
     def theta(self, theta):
-        self.base_kernel.theta = theta
+        if self.base_kernel is None:
+            self._default_base().theta = theta  # checks that theta is empty
+        else:
+            self.base_kernel.theta = theta
 
     @property
     def n_dims(self):
         """int: the base kernel's number of non-fixed hyperparameters."""
-        return self.base_kernel.n_dims
+        return self._given_base().n_dims
 
     @property
     def bounds(self):
         """ndarray of shape (n_dims, 2): the base kernel's bounds."""
-        return self.base_kernel.bounds
+        return self._given_base().bounds
 
     def clone_with_theta(self, theta):
         """Return a copy with the base kernel's non-fixed hyperparameters set to ``exp(theta)``."""
@@ -193,9 +202,11 @@ class WLFramework(_Framework):
 
     Parameters
     ----------
-    base_kernel : graph kernel
+    base_kernel : graph kernel or None, default=None
         The kernel of each round, e.g.
-        ``ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)))``.
+        ``ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)))``;
+        None is GraKeL's default, ``VertexHistogramKernel(node_label)`` (the WL
+        subtree kernel).
         Its ``normalize`` is ignored (the terms are raw; ``normalize`` here
         normalizes the sum). Its hyperparameters are the framework's
         (``base_kernel__...``, ``theta``): the gradient is the sum of the
@@ -219,7 +230,7 @@ class WLFramework(_Framework):
     (188, 188)
     """
 
-    def __init__(self, base_kernel, n_iter=5, node_label="label", normalize=False, n_jobs=None, verbose=None,
+    def __init__(self, base_kernel=None, n_iter=5, node_label="label", normalize=False, n_jobs=None, verbose=None,
                  device="auto", precision="float64"):
         self.base_kernel = base_kernel
         self.n_iter = n_iter
@@ -232,11 +243,11 @@ class WLFramework(_Framework):
 
     def _check_params(self):
         super()._check_params()
-        if not isinstance(self.n_iter, numbers.Integral) or isinstance(self.n_iter, bool):
-            raise TypeError("n_iter must be an integer, got %r" % (self.n_iter,))
-        if not 0 <= self.n_iter <= _MAX_ITER:
-            raise ValueError("n_iter must be in [0, %d], got %d" % (_MAX_ITER, self.n_iter))
+        _check_integers(self, (("n_iter", 0, _MAX_ITER),))
         _check_label(self.node_label)
+
+    def _default_base(self):
+        return VertexHistogramKernel(node_label=self.node_label)
 
     def _refiner(self):
         return WeisfeilerLehmanKernel(n_iter=int(self.n_iter), node_label=self.node_label, n_jobs=self.n_jobs,
@@ -320,8 +331,10 @@ class CoreFramework(_Framework):
 
     Parameters
     ----------
-    base_kernel : graph kernel
-        The kernel of each core, e.g. ``WeisfeilerLehmanKernel(n_iter=5)``. Its
+    base_kernel : graph kernel or None, default=None
+        The kernel of each core, e.g. ``WeisfeilerLehmanKernel(n_iter=5)``; None
+        is GraKeL's default, the shortest-path kernel on the node attribute
+        "label" (``ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)))``). Its
         ``normalize`` is ignored (the terms are raw; ``normalize`` here
         normalizes the sum). Its hyperparameters are the framework's
         (``base_kernel__...``, ``theta``): the gradient is the sum of the
@@ -341,7 +354,7 @@ class CoreFramework(_Framework):
     (188, 188)
     """
 
-    def __init__(self, base_kernel, min_core=-1, normalize=False, n_jobs=None, verbose=None, device="auto",
+    def __init__(self, base_kernel=None, min_core=-1, normalize=False, n_jobs=None, verbose=None, device="auto",
                  precision="float64"):
         self.base_kernel = base_kernel
         self.min_core = min_core
@@ -358,6 +371,9 @@ class CoreFramework(_Framework):
             raise TypeError("min_core must be an integer, got %r" % (m,))
         if m < -1:
             raise ValueError("min_core must be >= -1, got %d" % m)
+
+    def _default_base(self):
+        return ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)))
 
     def core_numbers(self, X, Y=None):
         """Return the core number of every node of X (then Y), graph after graph.
