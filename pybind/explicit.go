@@ -143,6 +143,13 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 	if c.gpu && mode != "gram" {
 		cpuOnly(fmt.Sprintf("mode %q of the explicit-feature kernels", mode), warn)
 	}
+	if mode == "wl_labels" || mode == "core_numbers" {
+		all := r.x.graphs
+		if !r.symmetric {
+			all = append(slices.Clip(all), r.y.graphs...)
+		}
+		return nodeLabels(mode, c, all, b)
+	}
 	if mode == "features" {
 		if !r.symmetric {
 			return inputError("features takes one list of graphs")
@@ -423,4 +430,47 @@ func rowRange(f *sparsegram.Features, lo, hi int) *sparsegram.Features {
 		ptr[i] = f.Ptr[lo+i] - f.Ptr[lo]
 	}
 	return &sparsegram.Features{NumCols: f.NumCols, Ptr: ptr, Col: f.Col[f.Ptr[lo]:f.Ptr[hi]], Val: f.Val[f.Ptr[lo]:f.Ptr[hi]]}
+}
+
+// nodeLabels writes one int64 per node of gs (X, then Y), graph after graph, into the out
+// buffer (docs/abi.md), for the kernel frameworks that Python builds over a
+// base kernel: "wl_labels", the Weisfeiler–Lehman label of every node in
+// rounds 0..n_iter (round after round; one numbering over all of gs), or
+// "core_numbers", every node's core number.
+func nodeLabels(mode string, c *explicitCall, gs []*graph.Graph, b buffers) error {
+	nodes := 0
+	for _, g := range gs {
+		nodes += g.N
+	}
+	if mode == "core_numbers" {
+		out, err := output[int64](b.out, b.outLen, nodes, "out")
+		if err != nil {
+			return err
+		}
+		k := 0
+		for _, g := range gs {
+			for _, x := range g.CoreNumbers() {
+				out[k] = int64(x)
+				k++
+			}
+		}
+		return nil
+	}
+	if c.p.Features != "wl" {
+		return inputError("wl_labels needs features 'wl', got %q", c.p.Features)
+	}
+	rounds, _, err := wl.Labels(gs, c.wlOpt)
+	if err != nil {
+		return err
+	}
+	out, err := output[int64](b.out, b.outLen, len(rounds)*nodes, "out")
+	if err != nil {
+		return err
+	}
+	for i, lab := range rounds {
+		for u, l := range lab {
+			out[i*nodes+u] = int64(l)
+		}
+	}
+	return nil
 }

@@ -30,6 +30,8 @@ ESTIMATORS = {
     "GraphletSamplingKernel": lambda: graphgram.GraphletSamplingKernel(k=3, sampling={"n_samples": 50}),
     "PropagationKernel": lambda: graphgram.PropagationKernel(),
     "PropagationAttrKernel": lambda: graphgram.PropagationAttrKernel(attributes="vec"),
+    "WLFramework": lambda: graphgram.WLFramework(graphgram.ShortestPathKernel(), n_iter=2),
+    "CoreFramework": lambda: graphgram.CoreFramework(graphgram.WeisfeilerLehmanKernel(n_iter=2)),
     "GraphKernel": lambda: GraphKernel(graphgram.MarginalizedGraphKernel()),
     "LowRankGraphKernel": lambda: LowRankGraphKernel(graphgram.MarginalizedGraphKernel(), inducing=4),
     "LowRankGaussianProcessRegressor": lambda: LowRankGaussianProcessRegressor(

@@ -62,28 +62,48 @@ type Options struct {
 // intersection the WL optimal-assignment kernel. A self-loop makes a node its
 // own neighbour once.
 func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) {
-	if opt.Iterations < 0 || opt.Iterations > MaxIterations {
-		return nil, fmt.Errorf("iterations must be in [0, %d], got %d", MaxIterations, opt.Iterations)
-	}
-	if opt.start != nil {
-		opt.NodeLabelCol = -1 // not read
-	}
-	if err := checkColumns(graphs, opt); err != nil {
+	rounds, n, err := Labels(graphs, opt)
+	if err != nil {
 		return nil, err
 	}
 	start := make([]int, len(graphs)+1) // graph g's nodes are [start[g], start[g+1]) of the call
 	for g, gr := range graphs {
 		start[g+1] = start[g] + gr.N
 	}
-	rounds := make([][]int32, opt.Iterations+1)
-	var n int32
+	return histogram(graphs, start, rounds, n, opt)
+}
+
+// Labels returns the Weisfeiler–Lehman labels of the nodes of graphs, as
+// Features numbers them: rounds[i][u] is the label of node u in round i, the
+// nodes of the call numbered graph after graph, and every label of all
+// rounds is below n. Two nodes of the call carry equal labels in round i
+// exactly when their round-i signatures are equal, whatever else the call
+// holds; the numbers themselves depend on the call. The WL framework
+// (Shervashidze et al. 2011) evaluates a base kernel on the graphs relabeled
+// by each round.
+func Labels(graphs []*graph.Graph, opt Options) (rounds [][]int32, n int, err error) {
+	if opt.Iterations < 0 || opt.Iterations > MaxIterations {
+		return nil, 0, fmt.Errorf("iterations must be in [0, %d], got %d", MaxIterations, opt.Iterations)
+	}
+	if opt.start != nil {
+		opt.NodeLabelCol = -1 // not read
+	}
+	if err := checkColumns(graphs, opt); err != nil {
+		return nil, 0, err
+	}
+	start := make([]int, len(graphs)+1) // graph g's nodes are [start[g], start[g+1]) of the call
+	for g, gr := range graphs {
+		start[g+1] = start[g] + gr.N
+	}
+	rounds = make([][]int32, opt.Iterations+1)
+	var next int32
 	if opt.start != nil {
 		if len(opt.start) != start[len(graphs)] {
-			return nil, fmt.Errorf("%d start labels for %d nodes", len(opt.start), start[len(graphs)])
+			return nil, 0, fmt.Errorf("%d start labels for %d nodes", len(opt.start), start[len(graphs)])
 		}
-		rounds[0], n = compress(opt.start)
+		rounds[0], next = compress(opt.start)
 	} else {
-		rounds[0], n = initialLabels(graphs, start, opt.NodeLabelCol)
+		rounds[0], next = initialLabels(graphs, start, opt.NodeLabelCol)
 	}
 	var edgeLab []int32 // per graph-local edge, over the call; nil without edge labels
 	var edgeStart []int
@@ -92,12 +112,11 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 	}
 	r := newRefiner(graphs, start, edgeLab, edgeStart, opt)
 	for i := 1; i <= opt.Iterations; i++ {
-		var err error
-		if rounds[i], n, err = r.round(rounds[i-1], n); err != nil {
-			return nil, err
+		if rounds[i], next, err = r.round(rounds[i-1], next); err != nil {
+			return nil, 0, err
 		}
 	}
-	return histogram(graphs, start, rounds, int(n), opt)
+	return rounds, int(next), nil
 }
 
 // EdgeFeatures returns the edge label histogram of graphs: row g counts the

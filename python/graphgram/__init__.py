@@ -16,7 +16,8 @@ Graph kernels
     :class:`WeisfeilerLehmanKernel`, :class:`VertexHistogramKernel` and
     :class:`EdgeHistogramKernel`, :class:`HashGraphKernel` (continuous attributes),
     :class:`NeighborhoodHashKernel`, :class:`NSPDKKernel`, :class:`GraphletSamplingKernel`,
-    :class:`PropagationKernel` and :class:`PropagationAttrKernel`,
+    :class:`PropagationKernel` and :class:`PropagationAttrKernel`, the frameworks
+    :class:`WLFramework` and :class:`CoreFramework` over a base kernel,
     and presets such as :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
     ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
     (``ConstantKernel() * kernel + WhiteKernel()``).
@@ -34,13 +35,15 @@ from ._backend import devices
 from ._config import config_context, get_config, set_config
 from .graph import Graph
 from ._version import __version__
-from .kernels import (EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel, MarginalizedGraphKernel,
-                      NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel, PropagationKernel, RandomWalkKernel,
-                      ShortestPathKernel, VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
+from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel,
+                      MarginalizedGraphKernel, NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel,
+                      PropagationKernel, RandomWalkKernel, ShortestPathKernel, VertexHistogramKernel,
+                      WeisfeilerLehmanKernel, WLFramework, molecular_kernel)
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
-           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "molecular_kernel", "LowRankGraphKernel",
+           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
+           "molecular_kernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]

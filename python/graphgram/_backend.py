@@ -285,6 +285,11 @@ def _run(function, args, ctl, verbose, desc):
     return result["value"]
 
 
+# The modes whose result is int64: what the buffer holds (for memory messages).
+_INT_MODES = {"features": "the feature matrix", "wl_labels": "the Weisfeiler-Lehman labels",
+              "core_numbers": "the core numbers"}
+
+
 def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iterations=False, verbose=None):
     """Run one Go kernel computation and return its results.
 
@@ -317,8 +322,8 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     extras : dict
         ``"warning"`` (str, "" if none), ``"iterations"`` and ``"gradient"`` when asked.
     """
-    if mode == "features":
-        out = allocate(shape, np.int64, "the feature matrix")
+    if mode in _INT_MODES:
+        out = allocate(shape, np.int64, _INT_MODES[mode])
     else:
         out = allocate(shape, what="the %s matrix" % ("nodal similarity" if mode == "nodal" else "kernel"))
     iters = allocate(shape, np.int32, "the iteration counts") if iterations else None

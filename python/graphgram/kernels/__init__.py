@@ -6,6 +6,7 @@ convention they share.
 """
 
 from .explicit import EdgeHistogramKernel, HashGraphKernel, VertexHistogramKernel, WeisfeilerLehmanKernel
+from .frameworks import CoreFramework, WLFramework
 from .graphlet import GraphletSamplingKernel
 from .neighborhood_hash import NeighborhoodHashKernel
 from .nspdk import NSPDKKernel
@@ -17,4 +18,5 @@ from .shortest_path import ShortestPathKernel
 
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
-           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "molecular_kernel"]
+           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
+           "molecular_kernel"]

@@ -4,7 +4,8 @@ and Dask code that assemble Gram matrices from blocks."""
 
 import numpy as np
 
-__all__ = ["cosine_normalize", "normalize_exponent", "normalize_symmetric", "normalized_diag"]
+__all__ = ["cosine_normalize", "normalize_exponent", "normalize_symmetric", "normalized_diag",
+           "normalize_with_gradient", "normalized_diag_gradient"]
 
 
 def normalize_exponent(normalize):
@@ -65,3 +66,40 @@ def normalize_symmetric(K, d, s=1.0):
     :func:`cosine_normalize`).
     """
     return cosine_normalize(K, d, d, s)
+
+
+def normalize_with_gradient(K, G, dx, gx, dy, gy, e):
+    """Normalize the raw block K (exponent e) and its gradient G (shape K.shape + (n,)),
+    given the raw self-similarities dx, dy and their gradients gx, gy (len × n).
+
+    Kn_ij = K_ij / (dx_i dy_j)^(e/2), so
+    ∂Kn_ij = ∂K_ij / (dx_i dy_j)^(e/2) − e Kn_ij (∂dx_i / dx_i + ∂dy_j / dy_j) / 2.
+    K and G are changed in place; returns (Kn, G) with G contiguous.
+    """
+    def scale(d):
+        return np.divide(1.0, np.sqrt(d) ** e, out=np.zeros_like(d), where=d > 0)
+
+    def relative(d, g):
+        return g * np.divide(1.0, d, out=np.zeros_like(d), where=d > 0)[:, None]
+
+    rx, ry = relative(dx, gx), relative(dy, gy)
+    K = cosine_normalize(K, dx, dy, e)
+    sx, sy = scale(dx), scale(dy)
+    # In place, by blocks of rows (about 64 Ki entries each): no temporary as
+    # large as G, which is n·m·n_dims.
+    step = max(1, 2**16 // max(1, G.shape[1] * G.shape[2]))
+    for a in range(0, G.shape[0], step):
+        b = slice(a, a + step)
+        Gb = G[b]
+        Gb *= (sx[b, None] * sy[None, :])[:, :, None]
+        Gb -= 0.5 * e * K[b, :, None] * (rx[b, None, :] + ry[None, :, :])
+    return K, np.ascontiguousarray(G)
+
+
+def normalized_diag_gradient(d, g, e):
+    """The self-similarities normalized with exponent e and their gradient, from the raw
+    ones d and their gradient g (len × n): d^(1 − e), whose gradient is
+    (1 − e) d^(−e) ∂d (0 for the cosine, where it is 1)."""
+    if e:
+        g = g * ((1 - e) * np.divide(1.0, d ** e, out=np.zeros_like(d), where=d > 0))[:, None]
+    return normalized_diag(d, e), g

@@ -8,7 +8,8 @@ from sklearn.gaussian_process.kernels import Hyperparameter
 
 from ..microkernels import Constant, MicroKernel
 from ._base import GraphKernelBase, document_execution, as_graph_list
-from ._normalize import cosine_normalize, normalize_exponent, normalized_diag
+from ._normalize import (cosine_normalize, normalize_exponent, normalize_with_gradient,
+                         normalized_diag_gradient)
 
 __all__ = ["MarginalizedGraphKernel"]
 
@@ -306,25 +307,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
             else:
                 dx, gx = self._raw_diag_gradient(X)
                 dy, gy = self._raw_diag_gradient(Y)
-            # Kn_ij = K_ij / (dx_i dy_j)^(e/2), so
-            # ∂Kn_ij = ∂K_ij / (dx_i dy_j)^(e/2) − e Kn_ij (∂dx_i / dx_i + ∂dy_j / dy_j) / 2.
-            def scale(d):
-                return np.divide(1.0, np.sqrt(d) ** e, out=np.zeros_like(d), where=d > 0)
-
-            def relative(d, g):
-                return g * np.divide(1.0, d, out=np.zeros_like(d), where=d > 0)[:, None]
-
-            rx, ry = relative(dx, gx), relative(dy, gy)
-            K = cosine_normalize(K, dx, dy, e)
-            sx, sy = scale(dx), scale(dy)
-            # In place, by blocks of rows (about 64 Ki entries each): no
-            # temporary as large as G, which is n·m·n_dims.
-            step = max(1, 2**16 // max(1, G.shape[1] * G.shape[2]))
-            for a in range(0, G.shape[0], step):
-                b = slice(a, a + step)
-                Gb = G[b]
-                Gb *= (sx[b, None] * sy[None, :])[:, :, None]
-                Gb -= 0.5 * e * K[b, :, None] * (rx[b, None, :] + ry[None, :, :])
+            K, G = normalize_with_gradient(K, G, dx, gx, dy, gy, e)
         return K, np.ascontiguousarray(G)
 
     def _diag_gradient(self, X):
@@ -334,10 +317,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
         gradient is (1 − e) d^(−e) ∂d (0 for the cosine, where it is 1).
         """
         d, g = self._raw_diag_gradient(X)
-        e = normalize_exponent(self.normalize)
-        if e:
-            g = g * ((1 - e) * np.divide(1.0, d ** e, out=np.zeros_like(d), where=d > 0))[:, None]
-        return normalized_diag(d, e), g
+        return normalized_diag_gradient(d, g, normalize_exponent(self.normalize))
 
     def __call__(self, X, Y=None, eval_gradient=False, nodal=False):
         """Return the Gram matrix, or node-pair similarities with ``nodal=True``.
