@@ -35,7 +35,7 @@ from ._backend import devices
 from ._config import config_context, get_config, set_config
 from .graph import Graph
 from ._version import __version__
-from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel,
+from .kernels import (CoreFramework, EdgeHistogramKernel, GraphHopperKernel, GraphletSamplingKernel, HashGraphKernel,
                       MarginalizedGraphKernel, NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel,
                       PropagationKernel, RandomWalkKernel, ShortestPathKernel, VertexHistogramKernel,
                       WeisfeilerLehmanKernel, WLFramework, molecular_kernel)
@@ -44,6 +44,6 @@ __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalk
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
            "molecular_kernel", "LowRankGraphKernel",
-           "LowRankGaussianProcessRegressor",
+           "LowRankGaussianProcessRegressor", "GraphHopperKernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]

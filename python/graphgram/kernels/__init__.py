@@ -7,6 +7,7 @@ convention they share.
 
 from .explicit import EdgeHistogramKernel, HashGraphKernel, VertexHistogramKernel, WeisfeilerLehmanKernel
 from .frameworks import CoreFramework, WLFramework
+from .graphhopper import GraphHopperKernel
 from .graphlet import GraphletSamplingKernel
 from .neighborhood_hash import NeighborhoodHashKernel
 from .nspdk import NSPDKKernel
@@ -19,4 +20,4 @@ from .shortest_path import ShortestPathKernel
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel"]
+           "molecular_kernel", "GraphHopperKernel"]
