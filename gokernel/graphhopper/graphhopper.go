@@ -212,16 +212,30 @@ func pair(a, b *prepared, k microkernel.Kernel) float64 {
 		xv := a.g.Node(v)
 		for w := 0; w < b.g.N; w++ {
 			mw := b.m[w*b.t : w*b.t+t]
-			c := 0.0
-			for i, x := range mv {
-				c += x * mw[i]
-			}
-			if c != 0 {
+			if c := dot(mv, mw); c != 0 {
 				s += c * k.Eval(xv, b.g.Node(w))
 			}
 		}
 	}
 	return s
+}
+
+// dot returns Σ x[i]·y[i] (len(y) ≥ len(x)), summed in four interleaved
+// partial sums, a fixed order.
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // Gram writes K(X[i], Y[j]) into out[i*len(Y)+j]. When symmetric, Y is ignored,
