@@ -13,6 +13,7 @@ from conftest import assert_bit_identical, dataset_dir, random_graph
 from graphgram import GraphHopperKernel
 from graphgram.datasets import load_tu
 from graphgram.microkernels import DotProduct, KroneckerDelta, SquareExponential, TensorProduct
+from test_explicit import spread
 
 grakel = pytest.importorskip("grakel")
 
@@ -29,10 +30,6 @@ def to_grakel(g, attrs):
 
 def has_isolated_nodes(g):
     return g.n_nodes > np.unique(g.edges[g.edges[:, 0] != g.edges[:, 1]]).size
-
-
-def spread(graphs, n):
-    return [graphs[i * len(graphs) // n] for i in range(min(n, len(graphs)))]
 
 
 def grakel_gram(graphs, attrs, kernel_type):
