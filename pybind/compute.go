@@ -38,6 +38,7 @@ var kernels = map[string]kernelFunc{
 	"shortest_path": shortestPath,
 	"random_walk":   randomWalk,
 	"explicit":      explicit,
+	"wwl":           wassersteinWL,
 }
 
 // Compute is the one entry point of every kernel computation.

@@ -39,11 +39,12 @@ from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel
                       MarginalizedGraphKernel, NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel,
                       PropagationKernel, RandomWalkKernel, ShortestPathKernel, VertexHistogramKernel,
                       WeisfeilerLehmanKernel, WLFramework, molecular_kernel)
+from .kernels import WassersteinWLKernel
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel", "LowRankGraphKernel",
+           "molecular_kernel", "WassersteinWLKernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]
