@@ -31,6 +31,8 @@ type Solver struct {
 	prev        []int32 // for a column: its row; for a row: the column it was reached from, or -1 from the source
 	scratchRows int
 	ua, ub      []int64 // the masses of a uniform problem
+	fheap       heap[float64]
+	iheap       heap[int64]
 	scratchCols int
 }
 
@@ -97,7 +99,7 @@ func (s *Solver) Float(cost []float64, n, m int) (float64, error) {
 	}
 	s.reset(s.uniform(n, m))
 	s.pot, s.dist = grow(s.pot, n+m+1), grow(s.dist, n+m+1)
-	solve(s, cost, n, m, s.pot, s.dist)
+	solve(s, cost, n, m, s.pot, s.dist, &s.fheap)
 	return s.floatCost(cost, n, m) / (float64(n) * float64(m)), nil
 }
 
@@ -140,7 +142,7 @@ func (s *Solver) Transport(cost []int64, a, b []int64) (int64, error) {
 	}
 	s.reset(a, b)
 	s.ipot, s.idist = grow(s.ipot, n+m+1), grow(s.idist, n+m+1)
-	solve(s, cost, n, m, s.ipot, s.idist)
+	solve(s, cost, n, m, s.ipot, s.idist, &s.iheap)
 	var total int64
 	for k, f := range s.flow[:n*m] {
 		total += f * cost[k]
@@ -157,7 +159,7 @@ func (s *Solver) TransportFloat(cost []float64, a, b []int64) (float64, error) {
 	}
 	s.reset(a, b)
 	s.pot, s.dist = grow(s.pot, n+m+1), grow(s.dist, n+m+1)
-	solve(s, cost, n, m, s.pot, s.dist)
+	solve(s, cost, n, m, s.pot, s.dist, &s.fheap)
 	return s.floatCost(cost, n, m), nil
 }
 
@@ -202,11 +204,34 @@ func (s *Solver) Flow() []int64 { return s.flow[:s.scratchRows*s.scratchCols] }
 // search is Dijkstra's; it stops when the sink is settled, and the potentials
 // of nodes settled later are raised by the sink's distance only, which keeps
 // them valid.
-func solve[T Number](s *Solver, cost []T, n, m int, pot, dist []T) {
+func solve[T Number](s *Solver, cost []T, n, m int, pot, dist []T, hp *heap[T]) {
+	defer func() { *hp = (*hp)[:0] }()
 	v := n + m
 	t := v // the sink
+	// Start from the column reduction: column j's potential is its cheapest
+	// cost, and it takes what it can from its cheapest row (the first of
+	// equals). Every arc carrying flow then has reduced cost 0 and every other
+	// arc a non-negative one, so the flow is optimal for its value, as
+	// successive shortest paths require.
 	for k := range pot {
 		pot[k] = 0
+	}
+	for j := 0; j < m; j++ {
+		best := 0
+		for i := 1; i < n; i++ {
+			if cost[i*m+j] < cost[best*m+j] {
+				best = i
+			}
+		}
+		pot[n+j] = cost[best*m+j]
+		if amt := min(s.sup[best], s.dem[j]); amt > 0 {
+			s.flow[best*m+j] += amt
+			s.sup[best] -= amt
+			s.dem[j] -= amt
+		}
+		if j == 0 || pot[n+j] < pot[t] {
+			pot[t] = pot[n+j]
+		}
 	}
 	seen, done, prev := s.seen, s.done, s.prev
 	var left int64
@@ -220,17 +245,22 @@ func solve[T Number](s *Solver, cost []T, n, m int, pot, dist []T) {
 		seenT := false
 		var distT T
 		prevT := -1
+		h := (*hp)[:0]
 		for i := 0; i < n; i++ {
 			if s.sup[i] > 0 {
 				seen[i], dist[i], prev[i] = true, -pot[i], -1
+				h.push(dist[i], i)
 			}
 		}
 		for {
-			// Settle the closest unsettled node (the sink ends the search).
+			// Settle the closest unsettled node, the lowest-numbered among
+			// equals (the sink ends the search).
 			u := -1
-			for k := 0; k < v; k++ {
-				if seen[k] && !done[k] && (u < 0 || dist[k] < dist[u]) {
+			for len(h) > 0 {
+				d, k := h.pop()
+				if !done[k] && d == dist[k] {
 					u = k
+					break
 				}
 			}
 			if u < 0 || (seenT && distT <= dist[u]) {
@@ -247,6 +277,7 @@ func solve[T Number](s *Solver, cost []T, n, m int, pot, dist []T) {
 					}
 					if d := du + c - pot[w]; !seen[w] || d < dist[w] {
 						seen[w], dist[w], prev[w] = true, d, int32(u)
+						h.push(d, w)
 					}
 				}
 				continue
@@ -263,9 +294,11 @@ func solve[T Number](s *Solver, cost []T, n, m int, pot, dist []T) {
 				}
 				if d := du - cost[i*m+j] - pot[i]; !seen[i] || d < dist[i] {
 					seen[i], dist[i], prev[i] = true, d, int32(u)
+					h.push(d, i)
 				}
 			}
 		}
+		*hp = h // keep the grown buffer
 		if !seenT {
 			panic("emd: no augmenting path") // impossible: the bipartite graph is complete
 		}
@@ -305,4 +338,53 @@ func solve[T Number](s *Solver, cost []T, n, m int, pot, dist []T) {
 		}
 		left -= amt
 	}
+}
+
+// item is a heap entry: a tentative distance and its node.
+type item[T Number] struct {
+	d T
+	k int
+}
+
+// heap is a binary min-heap of items ordered by (d, k), with stale entries
+// left in place and skipped when popped.
+type heap[T Number] []item[T]
+
+func less[T Number](a, b item[T]) bool { return a.d < b.d || (a.d == b.d && a.k < b.k) }
+
+func (h *heap[T]) push(d T, k int) {
+	*h = append(*h, item[T]{d, k})
+	a := *h
+	for c := len(a) - 1; c > 0; {
+		p := (c - 1) / 2
+		if !less(a[c], a[p]) {
+			break
+		}
+		a[c], a[p] = a[p], a[c]
+		c = p
+	}
+}
+
+func (h *heap[T]) pop() (T, int) {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= len(a) {
+			break
+		}
+		if c+1 < len(a) && less(a[c+1], a[c]) {
+			c++
+		}
+		if !less(a[c], a[p]) {
+			break
+		}
+		a[c], a[p] = a[p], a[c]
+		p = c
+	}
+	*h = a
+	return top.d, top.k
 }

@@ -235,3 +235,31 @@ func TestMerged(t *testing.T) {
 		t.Error("zero masses: no error")
 	}
 }
+
+// BenchmarkPoints is the continuous WWL case: Euclidean costs between random
+// points in 10 dimensions, 33 × 35.
+func BenchmarkPoints(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	n, m, d := 33, 35, 10
+	p := make([]float64, (n+m)*d)
+	for k := range p {
+		p[k] = r.NormFloat64()
+	}
+	c := make([]float64, n*m)
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			s := 0.0
+			for k := 0; k < d; k++ {
+				t := p[i*d+k] - p[(n+j)*d+k]
+				s += t * t
+			}
+			c[i*m+j] = math.Sqrt(s)
+		}
+	}
+	var s Solver
+	for b.Loop() {
+		if _, err := s.Float(c, n, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
