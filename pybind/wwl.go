@@ -41,20 +41,11 @@ func wassersteinWL(mode string, params []byte, r *request, b buffers, warn *warn
 	} else if gpu {
 		cpuOnly("the Wasserstein Weisfeiler-Lehman kernel", warn)
 	}
-	nx, ny := len(r.x.graphs), len(r.y.graphs)
-	out, err := output[float64](b.out, b.outLen, pairCount(mode, nx, ny), "out")
-	if err != nil {
+	if err := graphKernel(mode, r, b, wwl.Distances, wwl.Diag, opt); err != nil || p.Distance {
 		return err
 	}
-	switch mode {
-	case "gram":
-		err = wwl.Distances(r.x.graphs, r.y.graphs, r.symmetric, opt, out)
-	case "diag":
-		err = wwl.Diag(r.x.graphs, opt, out)
-	default:
-		return inputError("mode %q is only available for the marginalized kernel", mode)
-	}
-	if err != nil || p.Distance {
+	out, err := output[float64](b.out, b.outLen, pairCount(mode, len(r.x.graphs), len(r.y.graphs)), "out")
+	if err != nil {
 		return err
 	}
 	for k, d := range out {

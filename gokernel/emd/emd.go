@@ -97,10 +97,9 @@ func (s *Solver) Float(cost []float64, n, m int) (float64, error) {
 	if err := check(cost, n, m); err != nil {
 		return 0, err
 	}
-	s.reset(s.uniform(n, m))
-	s.pot, s.dist = grow(s.pot, n+m+1), grow(s.dist, n+m+1)
-	solve(s, cost, n, m, s.pot, s.dist, &s.fheap)
-	return s.floatCost(cost, n, m) / (float64(n) * float64(m)), nil
+	a, b := s.uniform(n, m)
+	total, err := s.TransportFloat(cost, a, b)
+	return total / (float64(n) * float64(m)), err
 }
 
 // floatCost is Σ_ij F_ij C_ij for the flow found, summed row by row.
@@ -136,15 +135,11 @@ func (s *Solver) Int(cost []int64, n, m int) (int64, error) {
 // rounding. Points of equal mass sharing their coordinates can be merged into
 // one of their summed mass: the optimum is the same.
 func (s *Solver) Transport(cost []int64, a, b []int64) (int64, error) {
-	n, m := len(a), len(b)
-	if err := checkMasses(cost, a, b); err != nil {
+	if err := transport(s, cost, a, b, &s.ipot, &s.idist, &s.iheap); err != nil {
 		return 0, err
 	}
-	s.reset(a, b)
-	s.ipot, s.idist = grow(s.ipot, n+m+1), grow(s.idist, n+m+1)
-	solve(s, cost, n, m, s.ipot, s.idist, &s.iheap)
 	var total int64
-	for k, f := range s.flow[:n*m] {
+	for k, f := range s.flow[:len(a)*len(b)] {
 		total += f * cost[k]
 	}
 	return total, nil
@@ -153,14 +148,23 @@ func (s *Solver) Transport(cost []int64, a, b []int64) (int64, error) {
 // TransportFloat is Transport for float64 costs (finite, non-negative, at
 // most 2^40): Σ_ij F_ij C_ij for the optimal flow found, summed row by row.
 func (s *Solver) TransportFloat(cost []float64, a, b []int64) (float64, error) {
-	n, m := len(a), len(b)
-	if err := checkMasses(cost, a, b); err != nil {
+	if err := transport(s, cost, a, b, &s.pot, &s.dist, &s.fheap); err != nil {
 		return 0, err
 	}
+	return s.floatCost(cost, len(a), len(b)), nil
+}
+
+// transport checks a problem and solves it with the working memory of its
+// cost type.
+func transport[T Number](s *Solver, cost []T, a, b []int64, pot, dist *[]T, hp *heap[T]) error {
+	if err := checkMasses(cost, a, b); err != nil {
+		return err
+	}
+	n, m := len(a), len(b)
 	s.reset(a, b)
-	s.pot, s.dist = grow(s.pot, n+m+1), grow(s.dist, n+m+1)
-	solve(s, cost, n, m, s.pot, s.dist, &s.fheap)
-	return s.floatCost(cost, n, m), nil
+	*pot, *dist = grow(*pot, n+m+1), grow(*dist, n+m+1)
+	solve(s, cost, n, m, *pot, *dist, hp)
+	return nil
 }
 
 func checkMasses[T Number](cost []T, a, b []int64) error {

@@ -160,46 +160,48 @@ func (w *worker) distance(p, q *embedding, opt Options) (float64, error) {
 	}
 	nm := float64(p.n) * float64(q.n)
 	if !opt.Continuous {
-		w.icost = slices.Grow(w.icost[:0], np*nq)[:np*nq]
-		d := p.dim
-		for i := 0; i < np; i++ {
-			x := p.labels[i*d : i*d+d]
-			for j := 0; j < nq; j++ {
-				y := q.labels[j*d : j*d+d]
-				var k int64
-				for r, l := range x {
-					if l != y[r] {
-						k++
-					}
+		w.icost = costs(p.labels, q.labels, p.dim, w.icost, func(x, y []int32) int64 {
+			var k int64
+			for r, l := range x {
+				if l != y[r] {
+					k++
 				}
-				w.icost[i*nq+j] = k
 			}
-		}
+			return k
+		})
 		total, err := w.solver.Transport(w.icost, w.a, w.b)
 		if err != nil {
 			return 0, err
 		}
-		return float64(total) / (float64(d) * nm), nil
+		return float64(total) / (float64(p.dim) * nm), nil
 	}
-	w.fcost = slices.Grow(w.fcost[:0], np*nq)[:np*nq]
-	d := p.dim
-	for i := 0; i < np; i++ {
-		x := p.attrs[i*d : i*d+d]
-		for j := 0; j < nq; j++ {
-			y := q.attrs[j*d : j*d+d]
-			s := 0.0
-			for r, v := range x {
-				t := v - y[r]
-				s += t * t
-			}
-			w.fcost[i*nq+j] = math.Sqrt(s)
+	w.fcost = costs(p.attrs, q.attrs, p.dim, w.fcost, func(x, y []float64) float64 {
+		s := 0.0
+		for r, v := range x {
+			t := v - y[r]
+			s += t * t
 		}
-	}
+		return math.Sqrt(s)
+	})
 	total, err := w.solver.TransportFloat(w.fcost, w.a, w.b)
 	if err != nil {
 		return 0, err
 	}
 	return total / nm, nil
+}
+
+// costs fills dst (grown as needed) with the ground costs f(x, y) between the
+// rows x of p and y of q, dim values each, row-major.
+func costs[T, C any](p, q []T, dim int, dst []C, f func(x, y []T) C) []C {
+	np, nq := len(p)/dim, len(q)/dim
+	dst = slices.Grow(dst[:0], np*nq)[:np*nq]
+	for i := 0; i < np; i++ {
+		x := p[i*dim : i*dim+dim]
+		for j := 0; j < nq; j++ {
+			dst[i*nq+j] = f(x, q[j*dim:j*dim+dim])
+		}
+	}
+	return dst
 }
 
 // compare orders embeddings by content.
