@@ -86,6 +86,7 @@ class WassersteinWLKernel(GraphKernelBase):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from graphgram import WassersteinWLKernel, datasets
     >>> graphs, y = datasets.load_mutag()
     >>> kernel = WassersteinWLKernel(n_iter=3, gamma=1.0)
