@@ -1,11 +1,13 @@
 package wwl
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/schedule"
 )
 
 // randomGraph has n nodes with a label in column 0 (nl values) and an
@@ -151,6 +153,26 @@ func TestErrors(t *testing.T) {
 	} {
 		if err := Distances(tc.X, tc.Y, false, tc.opt, out); err == nil {
 			t.Errorf("%+v: no error", tc.opt)
+		}
+	}
+}
+
+// TestControl checks the progress count (one unit per pair) and cancellation.
+func TestControl(t *testing.T) {
+	gs := randomGraphs(6, 9)
+	out := make([]float64, len(gs)*len(gs))
+	for _, opt := range options() {
+		opt.Control = schedule.NewControl()
+		if err := Distances(gs, nil, true, opt, out); err != nil {
+			t.Fatal(err)
+		}
+		if done, total := opt.Control.Progress(); done != total || total != int64(schedule.NumPairs(len(gs), len(gs), true)) {
+			t.Errorf("%+v: progress %d of %d", opt, done, total)
+		}
+		opt.Control = schedule.NewControl()
+		opt.Control.Cancel()
+		if err := Distances(gs, nil, true, opt, out); !errors.Is(err, schedule.ErrCancelled) {
+			t.Errorf("%+v: cancelled call returned %v", opt, err)
 		}
 	}
 }
