@@ -38,13 +38,14 @@ var kernels = map[string]kernelFunc{
 	"shortest_path": shortestPath,
 	"random_walk":   randomWalk,
 	"explicit":      explicit,
+	"wwl":           wassersteinWL,
 	"graphhopper":   graphHopper,
 }
 
 // Compute is the one entry point of every kernel computation.
 //
 // kernel names the kernel ("marginalized", "shortest_path", "random_walk",
-// "explicit", "graphhopper"),
+// "explicit", "wwl", "graphhopper"),
 // mode the result ("gram": K(X, Y), or K(X, X) when descY is 0; "diag": K(x, x)
 // for x in X; "nodal": node-pair similarities; "gram_grad": K(X, X) or K(X, Y)
 // and its gradient; "diag_grad": K(x, x) and its gradient, marginalized kernel only), params its parameters as JSON (docs/abi.md). descX/descY are batch

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from graphgram import Graph
 from graphgram.kernels import (EdgeHistogramKernel, HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel,
                                ShortestPathKernel, VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
-from graphgram.kernels import PropagationAttrKernel, PropagationKernel
+from graphgram.kernels import PropagationAttrKernel, PropagationKernel, WassersteinWLKernel
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
 
 from conftest import assert_bit_identical, dataset_dir
@@ -65,6 +65,8 @@ KERNELS = {
     "hash": lambda: HashGraphKernel(attributes="x", node_label="label", n_hashes=5),
     "propagation, partially labelled": lambda: PropagationKernel(unlabeled="L0", metric="H", normalize=True),
     "propagation, attributes": lambda: PropagationAttrKernel(attributes="x", w=0.3),
+    "Wasserstein WL": lambda: WassersteinWLKernel(n_iter=2),
+    "Wasserstein WL, continuous": lambda: WassersteinWLKernel(n_iter=2, continuous=True, attributes="x", gamma=0.5),
 }
 _REFERENCE = {}
 

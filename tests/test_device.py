@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 import graphgram
-from graphgram import MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, datasets
+from graphgram import MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, WassersteinWLKernel, datasets
 from graphgram.microkernels import KroneckerDelta, TensorProduct
 
 LABEL = TensorProduct(label=KroneckerDelta(0.5))
 KERNELS = [lambda **kw: MarginalizedGraphKernel(LABEL, LABEL, q=0.05, **kw),
            lambda **kw: ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)), **kw),
-           lambda **kw: RandomWalkKernel(lamda=0.01, **kw)]
+           lambda **kw: RandomWalkKernel(lamda=0.01, **kw),
+           lambda **kw: WassersteinWLKernel(**kw)]
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ ESTIMATORS = {
     "MarginalizedGraphKernel": lambda: graphgram.MarginalizedGraphKernel(),
     "ShortestPathKernel": lambda: graphgram.ShortestPathKernel(),
     "RandomWalkKernel": lambda: graphgram.RandomWalkKernel(),
+    "WassersteinWLKernel": lambda: graphgram.WassersteinWLKernel(),
     "GraphHopperKernel": lambda: graphgram.GraphHopperKernel(),
     "WeisfeilerLehmanKernel": lambda: graphgram.WeisfeilerLehmanKernel(),
     "VertexHistogramKernel": lambda: graphgram.VertexHistogramKernel(),

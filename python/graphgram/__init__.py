@@ -35,15 +35,17 @@ from ._backend import devices
 from ._config import config_context, get_config, set_config
 from .graph import Graph
 from ._version import __version__
-from .kernels import (CoreFramework, EdgeHistogramKernel, GraphHopperKernel, GraphletSamplingKernel, HashGraphKernel,
+from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel,
                       MarginalizedGraphKernel, NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel,
                       PropagationKernel, RandomWalkKernel, ShortestPathKernel, VertexHistogramKernel,
                       WeisfeilerLehmanKernel, WLFramework, molecular_kernel)
+from .kernels import WassersteinWLKernel
+from .kernels import GraphHopperKernel
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel", "LowRankGraphKernel",
+           "molecular_kernel", "WassersteinWLKernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor", "GraphHopperKernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]

@@ -16,8 +16,9 @@ from .presets import molecular_kernel
 from .propagation import PropagationAttrKernel, PropagationKernel
 from .random_walk import RandomWalkKernel
 from .shortest_path import ShortestPathKernel
+from .wasserstein_wl import WassersteinWLKernel
 
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel", "GraphHopperKernel"]
+           "molecular_kernel", "WassersteinWLKernel", "GraphHopperKernel"]
