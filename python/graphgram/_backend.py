@@ -27,7 +27,7 @@ import numpy as np
 
 from ._config import get_config
 from ._memory import allocate
-from .graph import Graph, as_graph_list  # noqa: F401 - re-exported for old imports
+from .graph import as_graph_list  # noqa: F401 - re-exported for old imports
 
 try:
     from ._ggcore import pybind as _pybind

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _backend, _memory, _packing
 from ..graph import as_graph_list
+from ..microkernels import MicroKernel
 # The normalization helpers, re-exported for the modules that import them from here.
 from ._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
 
@@ -196,6 +197,14 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
             if not 0.0 <= float(nz) <= 1.0:
                 raise ValueError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
         _backend.device_params(self.device, self.precision)
+
+    def _check_microkernels(self, *names):
+        """Raise TypeError unless each parameter of ``names`` is a graphgram
+        microkernel or None."""
+        for name in names:
+            k = getattr(self, name)
+            if k is not None and not isinstance(k, MicroKernel):
+                raise TypeError("%s must be a graphgram microkernel or None, got %s" % (name, type(k).__name__))
 
     def _go_jobs(self):
         n_jobs = getattr(self, "n_jobs", None)

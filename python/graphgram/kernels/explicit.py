@@ -45,6 +45,13 @@ def _check_integers(kernel, ranges, seed=None):
         check_seed(kernel, seed)
 
 
+def _check_positive(value, name):
+    """Raise ValueError unless ``value`` is a positive finite real number;
+    ``name`` is how the message calls the parameter."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not (np.isfinite(value) and value > 0):
+        raise ValueError("%s must be a positive finite number, got %r" % (name, value))
+
+
 class _ExplicitFeatureKernel(GraphKernelBase):
     """The shared part of the explicit-feature kernels: what to pack and the Go parameters.
 
@@ -214,10 +221,7 @@ class WeisfeilerLehmanKernel(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        if not isinstance(self.n_iter, numbers.Integral) or isinstance(self.n_iter, bool):
-            raise TypeError("n_iter must be an integer, got %r" % (self.n_iter,))
-        if not 0 <= self.n_iter <= _MAX_ITER:
-            raise ValueError("n_iter must be in [0, %d], got %d" % (_MAX_ITER, self.n_iter))
+        _check_integers(self, (("n_iter", 0, _MAX_ITER),))
         if self.base not in ("subtree", "optimal_assignment"):
             raise ValueError("base must be 'subtree' or 'optimal_assignment', got %r" % (self.base,))
 
@@ -364,9 +368,7 @@ class HashGraphKernel(_ExplicitFeatureKernel):
             raise TypeError("attributes must be the name of a node attribute, got %r" % (self.attributes,))
         _check_integers(self, (("n_iter", 0, _MAX_ITER), ("n_hashes", 1, 10_000), ("n_projections", 1, 64)),
                         seed="the hash functions")
-        w = self.bin_width
-        if not isinstance(w, numbers.Real) or isinstance(w, bool) or not (np.isfinite(w) and w > 0):
-            raise ValueError("bin_width must be a positive finite number, got %r" % (w,))
+        _check_positive(self.bin_width, "bin_width")
 
     def _labels(self):
         return self.node_label, None

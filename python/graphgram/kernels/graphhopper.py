@@ -1,6 +1,5 @@
 """The GraphHopper kernel (Feragen et al. 2013)."""
 
-from ..microkernels import MicroKernel
 from ._base import GraphKernelBase, document_execution
 
 __all__ = ["GraphHopperKernel"]
@@ -77,9 +76,7 @@ class GraphHopperKernel(GraphKernelBase):
 
     def _check_params(self):
         super()._check_params()
-        if self.node_kernel is not None and not isinstance(self.node_kernel, MicroKernel):
-            raise TypeError("node_kernel must be a graphgram microkernel or None, got %s"
-                            % type(self.node_kernel).__name__)
+        self._check_microkernels("node_kernel")
 
     def _attributes(self):
         return self._reads("node kernel", self.node_kernel), {}

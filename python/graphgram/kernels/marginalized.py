@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter
 
-from ..microkernels import Constant, MicroKernel
+from ..microkernels import Constant
 from ._base import GraphKernelBase, document_execution, as_graph_list
 from ._normalize import (cosine_normalize, normalize_exponent, normalize_with_gradient,
                          normalized_diag_gradient)
@@ -213,10 +213,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
         if self.maxiter is not None and not (isinstance(self.maxiter, numbers.Integral)
                                              and not isinstance(self.maxiter, bool) and self.maxiter > 0):
             raise ValueError("maxiter must be a positive integer or None, got %r" % (self.maxiter,))
-        for name in ("node_kernel", "edge_kernel"):
-            k = getattr(self, name)
-            if k is not None and not isinstance(k, MicroKernel):
-                raise TypeError("%s must be a graphgram microkernel or None, got %s" % (name, type(k).__name__))
+        self._check_microkernels("node_kernel", "edge_kernel")
         p = self.p
         if isinstance(p, numbers.Real) and not isinstance(p, bool):
             if not np.isfinite(p) or p <= 0:

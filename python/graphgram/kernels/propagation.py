@@ -34,12 +34,10 @@ attribute column d, ``offset`` for a round's offset (discrete labels) and
 import math
 import numbers
 
-import numpy as np
-
 from .. import _backend
 from ._base import document_execution
-from ._seeded import check_seed, label_key, seeded_uniforms
-from .explicit import _EXACT, _ExplicitFeatureKernel
+from ._seeded import label_key, seeded_uniforms
+from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers, _check_positive
 
 __all__ = ["PropagationKernel", "PropagationAttrKernel"]
 
@@ -63,18 +61,11 @@ class _PropagationBase(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        t = self.t_max
-        if not isinstance(t, numbers.Integral) or isinstance(t, bool):
-            raise TypeError("t_max must be an integer, got %r" % (t,))
-        if not 1 <= t <= _MAX_ROUNDS:
-            raise ValueError("t_max must be in [1, %d], got %d" % (_MAX_ROUNDS, t))
-        w = self.w
-        if not isinstance(w, numbers.Real) or isinstance(w, bool) or not (np.isfinite(w) and w > 0):
-            raise ValueError("w (the bin width) must be a positive finite number, got %r" % (w,))
+        _check_integers(self, (("t_max", 1, _MAX_ROUNDS),), seed="the hash functions")
+        _check_positive(self.w, "w (the bin width)")
         if not isinstance(self.metric, str) or self.metric not in self._metrics:
             raise ValueError("metric must be one of %s, got %r"
                              % (", ".join(repr(m) for m in self._metrics), self.metric))
-        check_seed(self, "the hash functions")
 
     def _coefficients(self, keys):
         """The t_max × len(keys) coefficients of the keys, row-major by round, as a list."""

@@ -4,7 +4,6 @@ import numbers
 
 import numpy as np
 
-from ..microkernels import MicroKernel
 from ._base import GraphKernelBase, document_execution
 
 __all__ = ["RandomWalkKernel"]
@@ -96,9 +95,7 @@ class RandomWalkKernel(GraphKernelBase):
         p = self.p
         if p is not None and (not isinstance(p, numbers.Integral) or isinstance(p, bool) or p < 1):
             raise ValueError("p must be a positive integer (the number of steps) or None, got %r" % (p,))
-        if self.node_kernel is not None and not isinstance(self.node_kernel, MicroKernel):
-            raise TypeError("node_kernel must be a graphgram microkernel or None, got %s"
-                            % type(self.node_kernel).__name__)
+        self._check_microkernels("node_kernel")
 
     def _attributes(self):
         return self._reads("node kernel", self.node_kernel), {}

@@ -1,6 +1,6 @@
 """The shortest-path graph kernel (Borgwardt and Kriegel 2005)."""
 
-from ..microkernels import MicroKernel, TensorProduct
+from ..microkernels import TensorProduct
 from ._base import GraphKernelBase, document_execution
 
 __all__ = ["ShortestPathKernel"]
@@ -86,10 +86,7 @@ class ShortestPathKernel(GraphKernelBase):
 
     def _check_params(self):
         super()._check_params()
-        for name in ("node_kernel", "length_kernel"):
-            k = getattr(self, name)
-            if k is not None and not isinstance(k, MicroKernel):
-                raise TypeError("%s must be a graphgram microkernel or None, got %s" % (name, type(k).__name__))
+        self._check_microkernels("node_kernel", "length_kernel")
         if self.weight is not None and not isinstance(self.weight, str):
             raise TypeError("weight must be the name of an edge attribute or None, got %r" % (self.weight,))
 

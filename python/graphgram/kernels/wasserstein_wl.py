@@ -5,10 +5,9 @@ import numbers
 import numpy as np
 
 from ._base import GraphKernelBase, as_graph_list, document_execution
+from .explicit import _MAX_ITER, _check_positive
 
 __all__ = ["WassersteinWLKernel"]
-
-_MAX_ITER = 100  # wl.MaxIterations in the Go core
 
 
 @document_execution(
@@ -116,9 +115,7 @@ class WassersteinWLKernel(GraphKernelBase):
         h = self.n_iter
         if not isinstance(h, numbers.Integral) or isinstance(h, bool) or not 0 <= h <= _MAX_ITER:
             raise ValueError("n_iter must be an integer in [0, %d], got %r" % (_MAX_ITER, h))
-        g = self.gamma
-        if not isinstance(g, numbers.Real) or isinstance(g, bool) or not (np.isfinite(g) and g > 0):
-            raise ValueError("gamma must be a positive finite number, got %r" % (g,))
+        _check_positive(self.gamma, "gamma")
         if not isinstance(self.continuous, (bool, np.bool_)):
             raise TypeError("continuous must be True or False, got %r" % (self.continuous,))
         if self.continuous:
