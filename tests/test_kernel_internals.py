@@ -15,9 +15,10 @@ from graphgram.kernels._base import GraphKernelBase, GraphKernelInternals
 PACKAGE = Path(graphgram.__file__).parent
 # The modules outside kernels/ that call a graph kernel, and the names a graph kernel
 # goes by in them: a parameter or local ``kernel`` (``task_kernel`` for Dask's copy),
-# or the attribute ``self.kernel`` of the estimators that wrap one.
+# or the attribute ``self.kernel`` of the estimators that wrap one (``self.graph_kernel`` in
+# the GPyTorch kernel, whose ``kernel`` would read as a GPyTorch kernel's).
 CALLERS = ["distributed.py", "gaussian_process/_graph_kernel.py", "gaussian_process/_inducing.py",
-           "gaussian_process/_low_rank.py"]
+           "gaussian_process/_low_rank.py", "gpytorch/_kernel.py"]
 NAMES = {"kernel", "task_kernel"}
 
 KERNELS = [getattr(graphgram.kernels, n) for n in graphgram.kernels.__all__
@@ -33,7 +34,8 @@ def members():
 def is_graph_kernel(node):
     if isinstance(node, ast.Name):
         return node.id in NAMES
-    return (isinstance(node, ast.Attribute) and node.attr == "kernel" and isinstance(node.value, ast.Name)
+    return (isinstance(node, ast.Attribute) and node.attr in ("kernel", "graph_kernel")
+            and isinstance(node.value, ast.Name)
             and node.value.id == "self")
 
 

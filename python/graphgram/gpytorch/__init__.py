@@ -1,0 +1,22 @@
+"""graphgram's graph kernels in GPyTorch and BoTorch models (the extra ``graphgram[torch]``).
+
+:class:`GPyTorchGraphKernel` wraps any graphgram graph kernel as a GPyTorch
+kernel whose inputs are indices into a pool of graphs, with the graph kernel's
+hyperparameters learnt through its analytic gradients. ``import graphgram``
+never imports torch; this module needs torch and GPyTorch (BoTorch for
+Bayesian optimisation): ``pip install "graphgram[torch]"``.
+
+The modules, one job each: ``_kernel`` (the kernel and its autograd function),
+``_blocks`` (which Gram blocks a call computes).
+"""
+
+try:
+    import gpytorch  # noqa: F401  (checked here for a clear message)
+    import torch  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("graphgram.gpytorch needs torch and gpytorch, which are not installed (%s): "
+                      'pip install "graphgram[torch]"' % exc) from exc
+
+from ._kernel import GPyTorchGraphKernel
+
+__all__ = ["GPyTorchGraphKernel"]

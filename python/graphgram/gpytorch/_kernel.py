@@ -1,0 +1,333 @@
+"""A graphgram graph kernel as a GPyTorch kernel over indices into a pool of graphs."""
+
+
+import gpytorch
+import numpy as np
+import torch
+from gpytorch.constraints import Interval
+from sklearn.base import clone
+
+from ..graph import as_graph_list
+from ..kernels._base import GraphKernelBase
+from ._blocks import cover
+
+__all__ = ["GPyTorchGraphKernel"]
+
+# Pools of at most this many graphs keep every value computed at the current
+# hyperparameters in one dense matrix (at most 128 MiB), so that BoTorch's
+# repeated posteriors over a candidate library compute each pair once per θ.
+_DENSE_CACHE_MAX = 4096
+
+
+class _Cache:
+    """What a kernel keeps between calls at one θ: computed values and the last gradient.
+
+    Dropped on pickling and whenever θ changes; values are those the graph
+    kernel computes, so a cached value and a fresh one are the same bits.
+    """
+
+    def __init__(self):
+        self.theta = None
+        self.values = None          # (pool, pool) float64, NaN where not computed
+        self.gradient_key = None
+        self.gradient = None        # (K, dK) on the positions of gradient_key
+
+    def __reduce__(self):
+        return (_Cache, ())
+
+    def at(self, theta, n_pool):
+        """The value matrix for θ (None for large pools), emptied if θ changed."""
+        key = theta.tobytes()
+        if key != self.theta:
+            self.theta, self.values, self.gradient_key, self.gradient = key, None, None, None
+        if self.values is None and n_pool <= _DENSE_CACHE_MAX:
+            self.values = np.full((n_pool, n_pool), np.nan)
+        return self.values
+
+
+class _Gram(torch.autograd.Function):
+    """K(x1, x2) from the graph kernel, with its gradient in θ from the same core call."""
+
+    @staticmethod
+    def forward(ctx, theta, module, request):
+        # In training the gradient is all but certain to be asked for: one core
+        # call gives K and every ∂K/∂θ. Elsewhere it is computed only if asked.
+        t = theta.detach().cpu().numpy().astype(np.float64)
+        G = None
+        if ctx.needs_input_grad[0] and module.training:
+            Kl, G = module._local_gradient(t, request)
+        else:
+            Kl = module._local_values(t, request)
+        ctx.module, ctx.request, ctx.theta, ctx.G = module, request, t, G
+        ctx.theta_dtype, ctx.theta_device = theta.dtype, theta.device
+        return torch.from_numpy(Kl[request.rows, request.cols])
+
+    @staticmethod
+    def backward(ctx, grad_K):
+        G = ctx.G if ctx.G is not None else ctx.module._local_gradient(ctx.theta, ctx.request)[1]
+        r = ctx.request
+        u = len(r.positions)
+        g = grad_K.detach().cpu().numpy().astype(np.float64)
+        flat = (r.rows * u + r.cols).ravel()
+        S = np.bincount(flat, weights=np.broadcast_to(g, r.rows.shape).ravel(), minlength=u * u).reshape(u, u)
+        grad = np.tensordot(S, G, axes=([0, 1], [0, 1]))
+        return torch.as_tensor(grad, dtype=ctx.theta_dtype, device=ctx.theta_device), None, None
+
+
+class _Request:
+    """The pairs one call needs: pool positions, and each entry's local row and column.
+
+    ``rows`` and ``cols`` index ``positions`` and have the output's shape (they
+    are broadcast views); ``need`` marks the local pairs to compute.
+    """
+
+    def __init__(self, i1, i2, diag):
+        both = np.concatenate([i1.ravel(), i2.ravel()])
+        self.positions, inverse = np.unique(both, return_inverse=True)
+        inverse = np.ravel(inverse)
+        r = inverse[:i1.size].reshape(i1.shape)
+        c = inverse[i1.size:].reshape(i2.shape)
+        if diag:
+            self.rows, self.cols = np.broadcast_arrays(r, c)
+        else:
+            self.rows, self.cols = np.broadcast_arrays(r[..., :, None], c[..., None, :])
+        u = len(self.positions)
+        self.need = np.zeros((u, u), dtype=bool)
+        self.need[self.rows, self.cols] = True
+
+
+class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
+    r"""A graphgram graph kernel as a GPyTorch kernel, with its hyperparameters learnt.
+
+    GPyTorch and BoTorch models take tensors, not graphs: the kernel holds a
+    pool of graphs (a candidate library, say) and its inputs are tensors whose
+    column holds indices into the pool, float or integer (``train_X =
+    torch.arange(n, dtype=torch.float64)[:, None]`` for the first n graphs).
+    Stock ``SingleTaskGP``, ``fit_gpytorch_mll``, ``ScaleKernel`` and the kernel
+    algebra, BoTorch's batched posteriors (``batch × q × 1``) and
+    ``optimize_acqf_discrete`` over candidate indices work unchanged.
+
+    The graph kernel's non-fixed hyperparameters (scikit-learn's ``theta``:
+    the log of q and of the base kernels' parameters) are one GPyTorch
+    parameter, ``raw_theta``, under an ``Interval`` constraint equal to their
+    bounds; ``theta`` is the constrained value. Gradients come from the graph
+    kernel's analytic derivatives (for the marginalized kernel, one adjoint
+    solve per pair): K and every ∂K/∂θ in one call of graphgram's core, never
+    finite differences.
+
+    Each call computes only the pairs it has not computed at the same θ:
+    pools of up to 4096 graphs keep every value computed at the current θ (the
+    cache empties when θ changes), and the last gradient is kept too.
+
+    To combine the graph with other inputs (descriptors, temperature), give the
+    inputs more columns and the kernel ``active_dims=[k]``, the column of
+    indices, then multiply or add GPyTorch kernels on the other columns.
+
+    Parameters
+    ----------
+    kernel : graphgram graph kernel
+        Any of graphgram's graph kernels (marginalized, :func:`molecular_kernel`,
+        Weisfeiler-Lehman and the other explicit-feature kernels, shortest
+        path, ...). Copied; its values at the current ``theta`` come from
+        :meth:`to_sklearn`. Its ``verbose`` shows progress bars of long
+        calls, and Ctrl-C stops them, as in scikit-learn.
+    graphs : list of Graph
+        The pool the indices refer to; checked once for the attributes the
+        kernel reads.
+    learn_hyperparameters : bool, default=None
+        Register the hyperparameters as a parameter to learn (``True``) or keep
+        them at the kernel's values (``False``). ``None``: learn them when the
+        kernel has any.
+    **kwargs
+        GPyTorch's kernel arguments (``active_dims``, ``batch_shape``).
+
+    Attributes
+    ----------
+    hyperparameter_names : tuple of str
+        The names of ``theta``'s entries, scikit-learn's (``q``,
+        ``node_kernel__element__h``, ...).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from botorch.models import SingleTaskGP
+    >>> from botorch.fit import fit_gpytorch_mll
+    >>> from gpytorch.kernels import ScaleKernel
+    >>> from gpytorch.mlls import ExactMarginalLogLikelihood
+    >>> from graphgram import molecular_kernel, molecules
+    >>> from graphgram.gpytorch import GPyTorchGraphKernel
+    >>> pool = [molecules.from_smiles(s) for s in ["CCO", "CCN", "CCC", "c1ccccc1", "CC(=O)O", "CCCl"]]
+    >>> X = torch.arange(4, dtype=torch.float64)[:, None]
+    >>> y = torch.tensor([[0.1], [0.3], [-0.2], [1.0]], dtype=torch.float64)
+    >>> covar = ScaleKernel(GPyTorchGraphKernel(molecular_kernel(verbose=False), pool))
+    >>> gp = SingleTaskGP(X, y, covar_module=covar)
+    >>> _ = fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp))
+    >>> gp.posterior(torch.tensor([[4.0], [5.0]], dtype=torch.float64)).mean.shape
+    torch.Size([2, 1])
+    """
+
+    has_lengthscale = False
+
+    def __init__(self, kernel, graphs, learn_hyperparameters=None, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(kernel, GraphKernelBase):
+            raise TypeError("kernel must be a graphgram graph kernel (e.g. MarginalizedGraphKernel), got %s"
+                            % type(kernel).__name__)
+        kernel = clone(kernel)
+        kernel._check_params()
+        pool = as_graph_list(graphs, "graphs")
+        kernel._validate(pool, "graphs")
+        self.graph_kernel = kernel
+        self.graphs = pool
+        names = []
+        for h in kernel.hyperparameters:
+            if not h.fixed:
+                names += [h.name] if h.n_elements == 1 else ["%s[%d]" % (h.name, e) for e in range(h.n_elements)]
+        self.hyperparameter_names = tuple(names)
+        theta = np.asarray(kernel.theta, dtype=np.float64)
+        learn = learn_hyperparameters
+        if learn is None:
+            learn = len(theta) > 0
+        elif not isinstance(learn, (bool, np.bool_)):
+            raise TypeError("learn_hyperparameters must be True, False or None, got %r" % (learn,))
+        if learn and not len(theta):
+            raise ValueError("%s has no hyperparameters to learn (its theta is empty): leave "
+                             "learn_hyperparameters at None or set it to False" % type(kernel).__name__)
+        if learn:
+            bounds = np.asarray(kernel.bounds, dtype=np.float64).reshape(-1, 2)
+            for name, (lo, hi) in zip(names, bounds):
+                if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+                    raise ValueError("hyperparameter %s has bounds (%g, %g): learning it needs finite bounds "
+                                     "with lower < upper" % (name, np.exp(lo), np.exp(hi)))
+            self.register_parameter("raw_theta", torch.nn.Parameter(torch.zeros(len(theta), dtype=torch.float64)))
+            self.register_constraint("raw_theta", Interval(torch.as_tensor(bounds[:, 0]),
+                                                           torch.as_tensor(bounds[:, 1])))
+            self.theta = theta
+        else:
+            self.register_buffer("fixed_theta", torch.as_tensor(theta))
+        self._cache = _Cache()
+
+    # --- hyperparameters ------------------------------------------------------
+    @property
+    def theta(self):
+        """Tensor: the log of the graph kernel's non-fixed hyperparameters (scikit-learn's ``theta``)."""
+        if hasattr(self, "raw_theta"):
+            return self.raw_theta_constraint.transform(self.raw_theta)
+        return self.fixed_theta
+
+    @theta.setter
+    def theta(self, value):
+        if not hasattr(self, "raw_theta"):
+            raise AttributeError("the hyperparameters are fixed (learn_hyperparameters=False)")
+        c = self.raw_theta_constraint
+        v = torch.as_tensor(value, dtype=self.raw_theta.dtype, device=self.raw_theta.device).reshape(-1)
+        if v.shape != self.raw_theta.shape:
+            raise ValueError("theta has %d values, the kernel %d hyperparameters" % (v.numel(), self.raw_theta.numel()))
+        # Strictly inside the bounds: the constraint's inverse is infinite on them.
+        lo, hi = c.lower_bound.to(v), c.upper_bound.to(v)
+        margin = 1e-9 * (hi - lo)
+        self.initialize(raw_theta=c.inverse_transform(torch.minimum(torch.maximum(v, lo + margin), hi - margin)))
+
+    def hyperparameter_values(self):
+        """Return the hyperparameters' current values (not logs) by scikit-learn name, as floats."""
+        return dict(zip(self.hyperparameter_names, np.exp(self.theta.detach().cpu().numpy()).tolist()))
+
+    def to_sklearn(self):
+        """Return the graph kernel at the current hyperparameters, a graphgram (scikit-learn) kernel."""
+        return self._kernel_at(self.theta.detach().cpu().numpy().astype(np.float64))
+
+    def _kernel_at(self, theta):
+        kernel = clone(self.graph_kernel)
+        if len(theta):
+            kernel.theta = theta
+        return kernel
+
+    # --- inputs -------------------------------------------------------------------
+    def _indices(self, x, name):
+        """The pool indices held by x (..., n, 1), as an int64 array (..., n); errors name the entry."""
+        if x.shape[-1] != 1:
+            raise ValueError("%s has %d columns: GPyTorchGraphKernel reads one column of graph indices; give it "
+                             "active_dims=[k], k the column holding them" % (name, x.shape[-1]))
+        if x.is_complex() or x.dtype == torch.bool:
+            raise TypeError("%s holds %s: graph indices are integers (in a float or integer tensor)" % (name, x.dtype))
+        v = x[..., 0].detach().cpu().numpy()
+        n = len(self.graphs)
+        if np.issubdtype(v.dtype, np.floating):
+            bad = ~np.isfinite(v) | (v != np.round(v))
+            if bad.any():
+                at = tuple(int(a) for a in np.argwhere(bad)[0])
+                raise ValueError("%s%s = %r is not a graph index: indices are integers from 0 to %d, the pool's "
+                                 "positions" % (name, list(at) + [0], float(v[at]), n - 1))
+        out = (v < 0) | (v >= n)
+        if out.any():
+            at = tuple(int(a) for a in np.argwhere(out)[0])
+            raise IndexError("%s%s = %d is out of range: the kernel's pool holds %d graphs (indices 0 to %d)"
+                             % (name, list(at) + [0], int(v[at]), n, n - 1))
+        return v.astype(np.int64)
+
+    def forward(self, x1, x2, diag=False, last_dim_is_batch=False, **params):
+        if last_dim_is_batch:
+            raise NotImplementedError("GPyTorchGraphKernel has one input column: last_dim_is_batch does not apply")
+        if x1.device != x2.device:
+            raise ValueError("x1 is on %s and x2 on %s: give both on one device" % (x1.device, x2.device))
+        request = _Request(self._indices(x1, "x1"), self._indices(x2, "x2"), bool(diag))
+        K = _Gram.apply(self.theta, self, request)
+        return K.to(dtype=x1.dtype if x1.is_floating_point() else torch.float64, device=x1.device)
+
+    # --- the computation ------------------------------------------------------------
+    def _subset(self, request, local):
+        return [self.graphs[p] for p in request.positions[local]]
+
+    def _local_values(self, theta, request):
+        """K on the request's positions (u×u, NaN where not needed), from the cache where it has them."""
+        pos = request.positions
+        cache = self._cache.at(theta, len(self.graphs))
+        K = cache[np.ix_(pos, pos)] if cache is not None else np.full((len(pos),) * 2, np.nan)
+        missing = request.need & np.isnan(K)
+        if missing.any():
+            kernel = self._kernel_at(theta)
+            blocks = cover(missing)
+            for R, C in blocks:
+                if R is C:
+                    B = kernel._symmetric_gram(self._subset(request, R))[0]
+                else:
+                    B = kernel._cross_gram(self._subset(request, R), self._subset(request, C))
+                K[np.ix_(R, C)] = B
+                K[np.ix_(C, R)] = B.T
+            d = np.flatnonzero(np.diagonal(missing) & np.isnan(np.diagonal(K)))
+            if len(d):
+                K[d, d] = kernel.diag(self._subset(request, d))
+            if cache is not None:
+                cache[np.ix_(pos, pos)] = K
+        return K
+
+    def _local_gradient(self, theta, request):
+        """K and ∂K/∂θ on the request's positions (u×u and u×u×d), zero where not needed."""
+        self._cache.at(theta, len(self.graphs))
+        key = (request.positions.tobytes(), np.packbits(request.need).tobytes())
+        if self._cache.gradient_key == key:
+            return self._cache.gradient
+        u, d = len(request.positions), len(theta)
+        K, G = np.zeros((u, u)), np.zeros((u, u, d))
+        kernel = self._kernel_at(theta)
+        covered = np.zeros(u, dtype=bool)
+        for R, C in cover(request.need):
+            if R is C:
+                B, GB = kernel._block_gradient(self._subset(request, R))
+                covered[R] = True
+            else:
+                B, GB = kernel._block_gradient(self._subset(request, R), self._subset(request, C))
+            K[np.ix_(R, C)], G[np.ix_(R, C)] = B, GB
+            K[np.ix_(C, R)], G[np.ix_(C, R)] = B.T, GB.transpose(1, 0, 2)
+        diag = np.flatnonzero(np.diagonal(request.need) & ~covered)
+        if len(diag):
+            K[diag, diag], G[diag, diag] = kernel._diag_gradient(self._subset(request, diag))
+        cache = self._cache.values
+        if cache is not None:
+            pos = request.positions
+            cache[np.ix_(pos, pos)] = np.where(request.need | request.need.T, K, cache[np.ix_(pos, pos)])
+        self._cache.gradient_key, self._cache.gradient = key, (K, G)
+        return K, G
+
+    def __repr__(self):
+        return "GPyTorchGraphKernel(%r, %d graphs)" % (self.graph_kernel, len(self.graphs))
