@@ -111,6 +111,38 @@ def interrupt_gp():
     print(json.dumps({"caught_at": t, "small_call_ok": bool(np.isfinite(small).all())}), flush=True)
 
 
+def interrupt_torch():
+    """Ctrl-C during BoTorch's fit_gpytorch_mll with graphgram's GPyTorch kernel."""
+    import torch
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.models import SingleTaskGP
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+
+    from graphgram import MarginalizedGraphKernel, _backend, datasets
+    from graphgram.gpytorch import FitProgress, GPyTorchGraphKernel
+    from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+    graphs, y = datasets.load_mutag()
+    k = MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(label=KroneckerDelta(0.5)),
+                                q=0.01, verbose=True)
+    many = distinct_copies(graphs, 10)
+    X = torch.arange(len(many), dtype=torch.float64)[:, None]
+    gp = SingleTaskGP(X, torch.as_tensor(np.tile(y, 10), dtype=torch.float64)[:, None],
+                      covar_module=GPyTorchGraphKernel(k, many))
+    _backend._PROGRESS_DELAY = 0  # the parent watches the bar to know that Go is computing
+    print("ready", flush=True)
+    t = None
+    try:
+        # 1,880 distinct graphs: 1.8 million pairs with gradients per evaluation
+        fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp), optimizer_kwargs={"callback": FitProgress()})
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        t = time.monotonic()
+    _backend._PROGRESS_DELAY = 2.0
+    small = GPyTorchGraphKernel(k, graphs[:4])(torch.arange(4.0)[:, None]).to_dense()
+    print(json.dumps({"caught_at": t, "small_call_ok": bool(torch.isfinite(small).all())}), flush=True)
+
+
 def distinct_copies(graphs, n):
     """n copies of each graph with slightly different weights, so that the solver
     cannot deduplicate them: a genuinely long computation."""
@@ -148,5 +180,7 @@ if __name__ == "__main__":
         interrupt()
     elif cmd == "interrupt_gp":
         interrupt_gp()
+    elif cmd == "interrupt_torch":
+        interrupt_torch()
     elif cmd == "hostile":
         hostile()

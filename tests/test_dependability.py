@@ -132,13 +132,14 @@ def test_string_labels_mix_across_processes(tmp_path):
 _BAR_WITH_PAIRS_DONE = re.compile(r"graphgram marginalized gram(\+grad)?: +\d+%.*\b[1-9]\d*/\d+ .*pair/s")
 
 
-@pytest.mark.parametrize("command", ["interrupt", "interrupt_gp"])
+@pytest.mark.parametrize("command", ["interrupt", "interrupt_gp", "interrupt_torch"])
 def test_progress_bar_then_ctrl_c_within_a_second_and_next_call_works(command):
     """A user watches the bar of a long call and presses Ctrl-C: the bar shows the
     pairs Go has done, KeyboardInterrupt arrives within a second, the next call works.
     The call is minutes of distinct pairs on any machine; nothing waits on a clock:
     the signal is sent once the bar has counted pairs done. ``interrupt_gp``: the
-    call is an evaluation of a low-rank kernel inside GaussianProcessRegressor.fit."""
+    call is an evaluation of a low-rank kernel inside GaussianProcessRegressor.fit;
+    ``interrupt_torch``: inside BoTorch's fit_gpytorch_mll with the GPyTorch kernel."""
     env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     p = subprocess.Popen([sys.executable, str(HERE / "_child.py"), command], cwd=HERE, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -2,6 +2,7 @@
 scikit-learn path, fits that move the hyperparameters, BoTorch loops, bad input."""
 
 import csv
+import io
 import pickle
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from gpytorch.kernels import RBFKernel, ScaleKernel
 from gpytorch.mlls import ExactMarginalLogLikelihood
 
 from graphgram import Graph, MarginalizedGraphKernel, WeisfeilerLehmanKernel, molecular_kernel, molecules
-from graphgram.gpytorch import GPyTorchGraphKernel
+from graphgram.gpytorch import FitProgress, GPyTorchGraphKernel
 from graphgram.gpytorch._blocks import cover
 from graphgram.kernels._base import GraphKernelBase
 from graphgram.microkernels import KroneckerDelta, TensorProduct
@@ -176,13 +177,19 @@ def test_fit_moves_the_hyperparameters_and_improves_the_likelihood():
     with torch.no_grad():
         before = float(mll(gp(X), gp.train_targets))
     theta0 = gk.theta.detach().clone()
-    fit_gpytorch_mll(mll)
+    report = io.StringIO()
+    progress = FitProgress(file=report)
+    fit_gpytorch_mll(mll, optimizer_kwargs={"callback": progress})
     gp.train()
     with torch.no_grad():
         after = float(mll(gp(X), gp.train_targets))
     assert after > before + 1e-3
     moved = (gk.theta.detach() - theta0).abs()
     assert (moved > 1e-3).sum() >= 3, moved  # the graph kernel's own hyperparameters were found
+    lines = report.getvalue().splitlines()
+    assert len(lines) == len(progress.history_) >= 2 and lines[0].startswith("iteration 1: loss ")
+    # BoTorch's loss: the negative of ExactMarginalLogLikelihood (already per training point).
+    assert progress.history_[-1][1] == pytest.approx(-after, rel=1e-6)
 
 
 def test_acquisition_over_candidate_indices_picks_the_best_candidate():

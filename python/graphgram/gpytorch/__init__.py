@@ -2,12 +2,13 @@
 
 :class:`GPyTorchGraphKernel` wraps any graphgram graph kernel as a GPyTorch
 kernel whose inputs are indices into a pool of graphs, with the graph kernel's
-hyperparameters learnt through its analytic gradients. ``import graphgram``
+hyperparameters learnt through its analytic gradients; :class:`FitProgress`
+reports each iteration of BoTorch's fit. ``import graphgram``
 never imports torch; this module needs torch and GPyTorch (BoTorch for
 Bayesian optimisation): ``pip install "graphgram[torch]"``.
 
 The modules, one job each: ``_kernel`` (the kernel and its autograd function),
-``_blocks`` (which Gram blocks a call computes).
+``_blocks`` (which Gram blocks a call computes), ``_progress`` (the fit's report).
 """
 
 try:
@@ -18,5 +19,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
                       'pip install "graphgram[torch]"' % exc) from exc
 
 from ._kernel import GPyTorchGraphKernel
+from ._progress import FitProgress
 
-__all__ = ["GPyTorchGraphKernel"]
+__all__ = ["GPyTorchGraphKernel", "FitProgress"]
