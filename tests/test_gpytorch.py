@@ -18,6 +18,7 @@ from botorch.optim import optimize_acqf_discrete
 from gpytorch.kernels import RBFKernel, ScaleKernel
 from gpytorch.mlls import ExactMarginalLogLikelihood
 
+import graphgram
 from graphgram import Graph, MarginalizedGraphKernel, WeisfeilerLehmanKernel, molecular_kernel, molecules
 from graphgram.gpytorch import FitProgress, GPyTorchGraphKernel
 from graphgram.gpytorch._blocks import cover
@@ -158,6 +159,49 @@ def test_marginal_likelihood_gradient_equals_finite_difference():
         gk.initialize(raw_theta=down)
         fd[i] = (f_up - value()) / (2 * h)
     np.testing.assert_allclose(grad, fd, rtol=1e-4, atol=1e-6)
+
+
+# --- the low-rank kernel -------------------------------------------------------------------
+def test_low_rank_values_and_gradients_equal_the_nystrom_formula(pool):
+    mgk = MarginalizedGraphKernel(TensorProduct(element=KroneckerDelta(0.4)), TensorProduct(order=KroneckerDelta(0.6)),
+                                  q=0.1, normalize=True, verbose=False)
+    Z = [1, 4, 6, 10]
+    k = GPyTorchGraphKernel(mgk, pool, inducing=Z, jitter=1e-8)
+    x, y = indices(0, 3, 5, 8, 11), indices(2, 3, 9)
+    with torch.no_grad():
+        K, Kd, Kxx = k(x, y).to_dense(), k(x, diag=True), k(x).to_dense()
+    sk = k.to_sklearn()
+    Kzz = sk([pool[i] for i in Z])
+    Kzz = Kzz + 1e-8 * np.mean(np.diag(Kzz)) * np.eye(4)
+    Kxz, Kyz = sk([pool[i] for i in (0, 3, 5, 8, 11)], [pool[i] for i in Z]), sk([pool[i] for i in (2, 3, 9)],
+                                                                                  [pool[i] for i in Z])
+    np.testing.assert_allclose(K.numpy(), Kxz @ np.linalg.solve(Kzz, Kyz.T), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(Kxx.numpy(), Kxz @ np.linalg.solve(Kzz, Kxz.T), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(Kd.numpy(), np.diag(Kxx.numpy()), rtol=1e-12)
+
+    def f(raw):
+        return torch.func.functional_call(k, {"raw_theta": raw}, (x, y)).to_dense()
+
+    raw = k.raw_theta.detach().clone().requires_grad_(True)
+    assert torch.autograd.gradcheck(f, (raw,), eps=1e-6, atol=1e-7, rtol=1e-5)
+
+
+def test_low_rank_gp_with_chosen_inducing_graphs():
+    graphs, y = esol(40)
+    X = torch.arange(30, dtype=torch.float64)[:, None]
+    k = GPyTorchGraphKernel(molecular_kernel(verbose=False), graphs, inducing=8)
+    gp = SingleTaskGP(X, torch.as_tensor(y[:30])[:, None], covar_module=ScaleKernel(k))
+    fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp))
+    assert len(k.inducing_indices_) == 8 == len(set(k.inducing_indices_.tolist()))
+    with torch.no_grad():
+        post = gp.posterior(torch.arange(30, 40, dtype=torch.float64)[:, None])
+    assert torch.isfinite(post.mean).all() and (post.variance > 0).all()
+    with pytest.raises(ValueError, match="inducing=50 graphs to choose from a pool of 40"):
+        GPyTorchGraphKernel(molecular_kernel(verbose=False), graphs, inducing=50)
+    with pytest.raises(IndexError, match=r"inducing\[1, 0\] = 40 is out of range"):
+        GPyTorchGraphKernel(molecular_kernel(verbose=False), graphs, inducing=[0, 40])
+    with pytest.raises(TypeError, match="inducing=m"):
+        GPyTorchGraphKernel(graphgram.LowRankGraphKernel(molecular_kernel()), graphs)
 
 
 # --- fitting and BoTorch ------------------------------------------------------------------

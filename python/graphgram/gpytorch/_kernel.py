@@ -1,12 +1,18 @@
 """A graphgram graph kernel as a GPyTorch kernel over indices into a pool of graphs."""
 
 
+import numbers
+
 import gpytorch
 import numpy as np
 import torch
 from gpytorch.constraints import Interval
+from linear_operator.operators import LowRankRootLinearOperator, MatmulLinearOperator
 from sklearn.base import clone
+from sklearn.utils import check_random_state
 
+from ..gaussian_process import LowRankGraphKernel
+from ..gaussian_process._inducing import METHODS, choose
 from ..graph import as_graph_list
 from ..kernels._base import GraphKernelBase
 from ._blocks import cover
@@ -138,6 +144,22 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         Register the hyperparameters as a parameter to learn (``True``) or keep
         them at the kernel's values (``False``). ``None``: learn them when the
         kernel has any.
+    inducing : int or sequence of int, default=None
+        Make the kernel low-rank (Nyström, subset of regressors): K(X, Y) =
+        K(X, Z) K(Z, Z)⁻¹ K(Z, Y) through m inducing graphs Z of the pool, given
+        by their indices, or a number m of them chosen from the whole pool at
+        the first call by ``inducing_method`` (m columns of the pool's kernel
+        matrix). A call on n graphs then computes n·m pairs instead of n²/2,
+        and GPyTorch solves with K as a rank-m root (Woodbury) plus the noise.
+        Gradients flow through both factors.
+    inducing_method : {"kmeans++", "pivoted_cholesky", "random"}, default="kmeans++"
+        How m inducing graphs are chosen, as in
+        :class:`~graphgram.LowRankGraphKernel`.
+    jitter : float, default=1e-8
+        Added to K(Z, Z)'s diagonal, relative to its mean, and raised tenfold
+        (to at most 1e-2) while its Cholesky factorization fails.
+    random_state : int, RandomState or None, default=0
+        Seed of the inducing graphs' choice.
     **kwargs
         GPyTorch's kernel arguments (``active_dims``, ``batch_shape``).
 
@@ -146,6 +168,9 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
     hyperparameter_names : tuple of str
         The names of ``theta``'s entries, scikit-learn's (``q``,
         ``node_kernel__element__h``, ...).
+    inducing_indices_ : ndarray of int
+        With ``inducing``: the pool indices of the inducing graphs (set at
+        the first call when they are chosen).
 
     Examples
     --------
@@ -168,8 +193,12 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
 
     has_lengthscale = False
 
-    def __init__(self, kernel, graphs, learn_hyperparameters=None, **kwargs):
+    def __init__(self, kernel, graphs, learn_hyperparameters=None, inducing=None, inducing_method="kmeans++",
+                 jitter=1e-8, random_state=0, **kwargs):
         super().__init__(**kwargs)
+        if isinstance(kernel, LowRankGraphKernel):
+            raise TypeError("give GPyTorchGraphKernel the LowRankGraphKernel's graph kernel and inducing=m (or the "
+                            "inducing graphs' pool indices): it makes the kernel low-rank itself")
         if not isinstance(kernel, GraphKernelBase):
             raise TypeError("kernel must be a graphgram graph kernel (e.g. MarginalizedGraphKernel), got %s"
                             % type(kernel).__name__)
@@ -205,7 +234,28 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             self.theta = theta
         else:
             self.register_buffer("fixed_theta", torch.as_tensor(theta))
+        self._check_inducing(inducing, inducing_method, jitter, len(pool))
+        self.inducing, self.inducing_method, self.jitter, self.random_state = (inducing, inducing_method, jitter,
+                                                                               random_state)
+        if inducing is not None and not isinstance(inducing, numbers.Integral):
+            self.inducing_indices_ = self._indices(torch.as_tensor(np.asarray(inducing))[:, None], "inducing")
         self._cache = _Cache()
+
+    @staticmethod
+    def _check_inducing(inducing, method, jitter, n):
+        if inducing is None:
+            return
+        if isinstance(inducing, numbers.Integral) and not isinstance(inducing, bool):
+            if not 1 <= inducing <= n:
+                raise ValueError("inducing=%d graphs to choose from a pool of %d: give 1 to %d" % (inducing, n, n))
+            if method not in METHODS:
+                raise ValueError("inducing_method must be one of %s, got %r" % (", ".join(map(repr, METHODS)),
+                                                                               method))
+        elif isinstance(inducing, (bool, float, str, bytes)) or np.ndim(inducing) != 1 or not len(inducing):
+            raise TypeError("inducing must be None, a number of graphs or a list of pool indices, got %r"
+                            % (inducing,))
+        if not (isinstance(jitter, numbers.Real) and 0 <= jitter < 1e-2):
+            raise ValueError("jitter must be a number in [0, 0.01), got %r" % (jitter,))
 
     # --- hyperparameters ------------------------------------------------------
     @property
@@ -270,9 +320,51 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             raise NotImplementedError("GPyTorchGraphKernel has one input column: last_dim_is_batch does not apply")
         if x1.device != x2.device:
             raise ValueError("x1 is on %s and x2 on %s: give both on one device" % (x1.device, x2.device))
-        request = _Request(self._indices(x1, "x1"), self._indices(x2, "x2"), bool(diag))
-        K = _Gram.apply(self.theta, self, request)
-        return K.to(dtype=x1.dtype if x1.is_floating_point() else torch.float64, device=x1.device)
+        i1, i2 = self._indices(x1, "x1"), self._indices(x2, "x2")
+        dtype = x1.dtype if x1.is_floating_point() else torch.float64
+        if self.inducing is None:
+            K = _Gram.apply(self.theta, self, _Request(i1, i2, bool(diag)))
+            return K.to(dtype=dtype, device=x1.device)
+        # Low rank: K(X, Y) = R_X R_Yᵀ with R = K(·, Z) L⁻ᵀ, L L ᵀ = K(Z, Z) + εI.
+        theta, Z = self.theta, self._inducing_positions()
+        L = self._factor(_Gram.apply(theta, self, _Request(Z, Z, False)))
+        roots = []
+        for i in (i1,) if (x1 is x2 or np.array_equal(i1, i2)) else (i1, i2):
+            Kxz = _Gram.apply(theta, self, _Request(i, Z, False))
+            roots.append(torch.linalg.solve_triangular(L, Kxz.transpose(-1, -2), upper=False)
+                         .transpose(-1, -2).to(dtype=dtype, device=x1.device))
+        Rx, Ry = roots[0], roots[-1]
+        if diag:
+            return (Rx * Ry).sum(-1)
+        if len(roots) == 1:
+            return LowRankRootLinearOperator(Rx)
+        return MatmulLinearOperator(Rx, Ry.transpose(-1, -2))
+
+    def _inducing_positions(self):
+        """The inducing graphs' pool indices, chosen at the first call when ``inducing`` is a number."""
+        if not hasattr(self, "inducing_indices_"):
+            theta = self.theta.detach().cpu().numpy().astype(np.float64)
+            self.inducing_indices_ = np.asarray(choose(self._kernel_at(theta), self.graphs, int(self.inducing),
+                                                       self.inducing_method, check_random_state(self.random_state)),
+                                                dtype=np.int64)
+        return self.inducing_indices_
+
+    def _factor(self, Kzz):
+        """The lower Cholesky factor of K(Z, Z) + εI, raising ε tenfold until it factors (at most 1e-2)."""
+        scale = float(Kzz.detach().diagonal().mean())
+        if not scale > 0:
+            raise ValueError("K(Z, Z) of the inducing graphs has a mean diagonal of %g: the inducing graphs have "
+                             "no similarity to themselves" % scale)
+        eye = torch.eye(len(Kzz), dtype=Kzz.dtype)
+        rel = float(self.jitter)
+        while True:
+            L, info = torch.linalg.cholesky_ex(Kzz + rel * scale * eye)
+            if int(info) == 0:
+                return L
+            if rel >= 1e-2:
+                raise ValueError("K(Z, Z) of the inducing graphs is not positive definite even with a jitter of %g "
+                                 "times its mean diagonal: use fewer or other inducing graphs" % rel)
+            rel = max(10 * rel, 1e-12)
 
     # --- the computation ------------------------------------------------------------
     def _subset(self, request, local):
