@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from graphgram import Graph
 from graphgram.kernels import (EdgeHistogramKernel, HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel,
                                ShortestPathKernel, VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
-from graphgram.kernels import PropagationAttrKernel, PropagationKernel, WassersteinWLKernel
+from graphgram.kernels import CoreFramework, PropagationAttrKernel, PropagationKernel, WassersteinWLKernel, WLFramework
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
 
 from conftest import assert_bit_identical, dataset_dir
@@ -65,6 +65,12 @@ KERNELS = {
     "hash": lambda: HashGraphKernel(attributes="x", node_label="label", n_hashes=5),
     "propagation, partially labelled": lambda: PropagationKernel(unlabeled="L0", metric="H", normalize=True),
     "propagation, attributes": lambda: PropagationAttrKernel(attributes="x", w=0.3),
+    # The rounds' labels are numbered per call; the marginalized kernel's arithmetic follows
+    # their order (content order), which wl.Labels keeps the same in every call.
+    "WL framework, marginalized": lambda: WLFramework(MarginalizedGraphKernel(
+        TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(b=KroneckerDelta(0.5)), q=0.05), n_iter=2),
+    "core framework, marginalized": lambda: CoreFramework(MarginalizedGraphKernel(
+        TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(b=KroneckerDelta(0.5)), q=0.05), normalize=True),
     "Wasserstein WL": lambda: WassersteinWLKernel(n_iter=2),
     "Wasserstein WL, continuous": lambda: WassersteinWLKernel(n_iter=2, continuous=True, attributes="x", gamma=0.5),
 }

@@ -19,7 +19,8 @@ from gpytorch.kernels import RBFKernel, ScaleKernel
 from gpytorch.mlls import ExactMarginalLogLikelihood
 
 import graphgram
-from graphgram import Graph, MarginalizedGraphKernel, WeisfeilerLehmanKernel, molecular_kernel, molecules
+from graphgram import (Graph, MarginalizedGraphKernel, NeighborhoodHashKernel, RandomWalkKernel, ShortestPathKernel,
+                       WeisfeilerLehmanKernel, WLFramework, molecular_kernel, molecules)
 from graphgram.gpytorch import FitProgress, GPyTorchGraphKernel
 from graphgram.gpytorch._blocks import cover
 from graphgram.kernels._base import GraphKernelBase
@@ -100,6 +101,20 @@ def test_values_equal_the_sklearn_kernel(pool):
     np.testing.assert_array_equal(k2(x, y).to_dense().detach().numpy(), want)
     np.testing.assert_array_equal(k(x, y).to_dense().detach().numpy(), want)
     np.testing.assert_array_equal(k(x, diag=True).detach().numpy(), sk.diag(pool))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ShortestPathKernel(TensorProduct(element=KroneckerDelta(0.3)), normalize=True),
+    lambda: NeighborhoodHashKernel(node_label="element"),
+    lambda: RandomWalkKernel(0.05, node_kernel=TensorProduct(element=KroneckerDelta(0.5))),
+    lambda: WLFramework(MarginalizedGraphKernel(TensorProduct(element=KroneckerDelta(0.4)), q=0.2), 1, "element"),
+], ids=["shortest_path", "neighborhood_hash", "random_walk", "wl_framework"])
+def test_other_kernels_give_the_sklearn_values(pool, make):
+    kernel = make()
+    k = GPyTorchGraphKernel(kernel, pool, learn_hyperparameters=False)
+    with torch.no_grad():
+        K = k(indices(*range(12)), indices(4, 0, 9)).to_dense().numpy()
+    np.testing.assert_array_equal(K, kernel(pool, [pool[4], pool[0], pool[9]]))
 
 
 def test_gradient_equals_the_sklearn_gradient(pool):

@@ -62,7 +62,7 @@ type Options struct {
 // intersection the WL optimal-assignment kernel. A self-loop makes a node its
 // own neighbour once.
 func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) {
-	rounds, n, err := Labels(graphs, opt)
+	rounds, n, err := refine(graphs, opt, false)
 	if err != nil {
 		return nil, err
 	}
@@ -73,15 +73,27 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 	return histogram(graphs, start, rounds, n, opt)
 }
 
-// Labels returns the Weisfeiler–Lehman labels of the nodes of graphs, as
-// Features numbers them: rounds[i][u] is the label of node u in round i, the
-// nodes of the call numbered graph after graph, and every label of all
-// rounds is below n. Two nodes of the call carry equal labels in round i
-// exactly when their round-i signatures are equal, whatever else the call
-// holds; the numbers themselves depend on the call. The WL framework
-// (Shervashidze et al. 2011) evaluates a base kernel on the graphs relabeled
-// by each round.
+// Labels returns the Weisfeiler–Lehman labels of the nodes of graphs:
+// rounds[i][u] is the label of node u in round i, the nodes of the call
+// numbered graph after graph, and every label of all rounds is below n. Two
+// nodes of the call carry equal labels in round i exactly when their round-i
+// signatures are equal, whatever else the call holds. The numbers depend on
+// the call, but not their order: each round's labels are numbered in the
+// order of their signatures' content (round 0 by value, round i by the
+// round-(i − 1) label, then the sorted neighbour entries, compared
+// lexicographically), so two labels compare the same way in every call that
+// holds both. The WL framework (Shervashidze et al. 2011) evaluates a base
+// kernel on the graphs relabeled by each round; a base kernel whose
+// arithmetic follows the order of label values (the marginalized kernel's
+// content order) then computes each pair the same way in every call.
 func Labels(graphs []*graph.Graph, opt Options) (rounds [][]int32, n int, err error) {
+	return refine(graphs, opt, true)
+}
+
+// refine computes the rounds of Labels; with ordered, each round is numbered
+// in content order (Labels), else by first appearance (Features, whose counts
+// do not depend on the numbers, and which skips the sort).
+func refine(graphs []*graph.Graph, opt Options, ordered bool) (rounds [][]int32, n int, err error) {
 	if opt.Iterations < 0 || opt.Iterations > MaxIterations {
 		return nil, 0, fmt.Errorf("iterations must be in [0, %d], got %d", MaxIterations, opt.Iterations)
 	}
@@ -115,8 +127,42 @@ func Labels(graphs []*graph.Graph, opt Options) (rounds [][]int32, n int, err er
 		if rounds[i], next, err = r.round(rounds[i-1], next); err != nil {
 			return nil, 0, err
 		}
+		if ordered {
+			r.orderByContent(rounds[i])
+		}
 	}
 	return rounds, int(next), nil
+}
+
+// orderByContent renumbers a round's labels (numbered by first appearance by
+// round) in the order of their signatures, keeping the set of numbers the
+// round used: the signatures round left in r.sig are in terms of the previous
+// round's labels, already in content order, so the order found is the same in
+// every call.
+func (r *refiner) orderByContent(labels []int32) {
+	holder := map[int32]int{} // a node of each label
+	for u, l := range labels {
+		if _, ok := holder[l]; !ok {
+			holder[l] = u
+		}
+	}
+	used := make([]int32, 0, len(holder))
+	for l := range holder {
+		used = append(used, l)
+	}
+	slices.Sort(used)
+	byContent := slices.Clone(used)
+	slices.SortFunc(byContent, func(a, b int32) int {
+		ua, ub := holder[a], holder[b]
+		return slices.Compare(r.sig[r.sigStart[ua]:r.sigStart[ua+1]], r.sig[r.sigStart[ub]:r.sigStart[ub+1]])
+	})
+	to := make(map[int32]int32, len(used))
+	for k, l := range byContent {
+		to[l] = used[k]
+	}
+	for u, l := range labels {
+		labels[u] = to[l]
+	}
 }
 
 // EdgeFeatures returns the edge label histogram of graphs: row g counts the

@@ -1,6 +1,7 @@
 package wl
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -282,6 +283,53 @@ func TestHashFeatures(t *testing.T) {
 		tc.mod(&o)
 		if _, err := HashFeatures(gs, o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestLabelsOrderIndependentOfCall checks Labels' promise: the labels of the
+// same graphs compare the same way whatever else the call holds, in whatever
+// order, with and without edge labels.
+func TestLabelsOrderIndependentOfCall(t *testing.T) {
+	for _, edgeCol := range []int{-1, 0} {
+		X, other := randomGraphs(11, 8), randomGraphs(12, 9)
+		opt := Options{Iterations: 3, NodeLabelCol: 0, EdgeLabelCol: edgeCol}
+		alone, _, err := Labels(X, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// X reversed, after other graphs: its node v of graph g sits at offset[g] + v.
+		mixed := append(slices.Clone(other), X...)
+		slices.Reverse(mixed[len(other):])
+		within, _, err := Labels(mixed, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pos []int // pos[u]: X's node u (numbered as in alone) in the mixed call
+		offset := 0
+		for _, g := range other {
+			offset += g.N
+		}
+		starts := make([]int, len(X))
+		for k := len(X) - 1; k >= 0; k-- { // mixed holds X[len-1], ..., X[0]
+			starts[k] = offset
+			offset += X[k].N
+		}
+		for g := range X {
+			for v := 0; v < X[g].N; v++ {
+				pos = append(pos, starts[g]+v)
+			}
+		}
+		for i := range alone {
+			for u := range pos {
+				for w := range pos {
+					a := cmp.Compare(alone[i][u], alone[i][w])
+					if b := cmp.Compare(within[i][pos[u]], within[i][pos[w]]); a != b {
+						t.Fatalf("edge col %d, round %d: nodes %d and %d compare %d alone and %d in another call",
+							edgeCol, i, u, w, a, b)
+					}
+				}
+			}
 		}
 	}
 }

@@ -194,9 +194,12 @@ class WLFramework(_Framework):
     ``WeisfeilerLehman(n_iter=h, base_graph_kernel=ShortestPath)``; the WL
     subtree kernel is the framework over :class:`VertexHistogramKernel`.
 
-    The round labels are numbered over all graphs of one call, so the base
-    kernel must compare ``node_label`` for equality only (a Kronecker delta, a
-    histogram): then K(G, G') depends only on G and G'. Other attributes the
+    The round labels are numbered over all graphs of one call, in an order
+    that depends only on their content (two labels compare the same way in
+    every call), so the base kernel must compare ``node_label`` for equality
+    only (a Kronecker delta, a histogram): then K(G, G') depends only on G and
+    G', bit for bit even for iterative base kernels such as the marginalized
+    kernel, whose arithmetic follows the order of label values. Other attributes the
     base kernel reads (edge labels, continuous attributes) are passed through
     unchanged. The refinement runs in the Go core, once per call over X and Y.
 
