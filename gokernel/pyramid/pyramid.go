@@ -148,11 +148,12 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 		slices.Sort(labels)
 		labels = slices.Compact(labels)
 	}
-	// Graph g's key (label index, j, q, c) of each node, level and axis, as
-	// one integer increasing in that order.
+	// Graph g's keys (label index, j, q, c), one integer increasing in that
+	// order, distinct and sorted, with their weighted counts.
 	L, d := opt.Levels, opt.Dim
 	perLabel := uint64(d) * (1<<L - 1)
 	keys := make([][]uint64, len(graphs))
+	vals := make([][]uint32, len(graphs))
 	err := schedule.Run(opt.Control, len(graphs), opt.NJobs, 1, func(_, g int) error {
 		gr := graphs[g]
 		u, k, err := Embed(gr, d)
@@ -175,7 +176,19 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 			}
 		}
 		slices.Sort(ks)
-		keys[g] = ks
+		var vs []uint32
+		w := 0
+		for a := 0; a < len(ks); {
+			b := a + 1
+			for b < len(ks) && ks[b] == ks[a] {
+				b++
+			}
+			ks[w] = ks[a]
+			vs = append(vs, uint32(b-a)*weight(levelOf(ks[a]%perLabel, d)))
+			w++
+			a = b
+		}
+		keys[g], vals[g] = ks[:w:w], vs
 		return nil
 	})
 	if err != nil {
@@ -191,18 +204,12 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 		return nil, fmt.Errorf("%d histogram cells are more than the feature matrix holds", len(distinct))
 	}
 	f := &sparsegram.Features{NumCols: len(distinct), Ptr: make([]int, 1, len(graphs)+1)}
-	for _, ks := range keys {
-		for a := 0; a < len(ks); {
-			b := a + 1
-			for b < len(ks) && ks[b] == ks[a] {
-				b++
-			}
-			col, _ := slices.BinarySearch(distinct, ks[a])
-			j := levelOf(ks[a]%perLabel, d)
+	for g, ks := range keys {
+		for _, key := range ks {
+			col, _ := slices.BinarySearch(distinct, key)
 			f.Col = append(f.Col, int32(col))
-			f.Val = append(f.Val, uint32(b-a)*weight(j))
-			a = b
 		}
+		f.Val = append(f.Val, vals[g]...)
 		f.Ptr = append(f.Ptr, len(f.Col))
 	}
 	return f, nil
