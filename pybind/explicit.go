@@ -11,6 +11,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graphlet"
 	"github.com/graphgram/graphgram/gokernel/nhash"
 	"github.com/graphgram/graphgram/gokernel/nspdk"
+	"github.com/graphgram/graphgram/gokernel/oddsth"
 	"github.com/graphgram/graphgram/gokernel/pyramid"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/wl"
@@ -25,7 +26,7 @@ type explicitParams struct {
 	// graph kernel), "nh" (the neighborhood hash kernel), "graphlets" (the
 	// graphlet kernel), "propagation" or "propagation_attr" (propagation
 	// kernel), "nspdk" (the neighborhood subgraph pairwise distance kernel),
-	// "pyramid" (the pyramid match kernel).
+	// "pyramid" (the pyramid match kernel), "oddsth" (the ODD-ST_h kernel).
 	Features     string `json:"features"`
 	NIter        int    `json:"n_iter"`
 	NodeLabelCol int    `json:"node_label_col"`
@@ -43,7 +44,15 @@ type explicitParams struct {
 	NSPDK *nspdkParams `json:"nspdk"`
 	// Pyramid configures features "pyramid".
 	Pyramid *pyramidParams `json:"pyramid"`
-	NJobs   int            `json:"n_jobs"`
+	// ODDSTh configures features "oddsth".
+	ODDSTh *oddsthParams `json:"oddsth"`
+	NJobs  int           `json:"n_jobs"`
+}
+
+// oddsthParams are the ODD-ST_h kernel's settings (oddsth.Options): the DAG
+// height h, 0 for unbounded.
+type oddsthParams struct {
+	H int `json:"h"`
 }
 
 // pyramidParams are the pyramid match kernel's settings (pyramid.Options):
@@ -221,6 +230,8 @@ func newExplicitCall(p *explicitParams, r *request, warn *warnings) (*explicitCa
 		return nil, inputError("features 'pyramid' needs the pyramid parameters and semiring 'min'")
 	case p.Features == "pyramid":
 		c.scale = pyramid.Scale(p.Pyramid.L)
+	case p.Features == "oddsth" && p.ODDSTh == nil:
+		return nil, inputError("features 'oddsth' needs the oddsth parameters")
 	case p.Features == "graphlets" && p.Graphlets == nil:
 		return nil, inputError("features 'graphlets' needs the graphlets parameters")
 	}
@@ -261,8 +272,11 @@ func (c *explicitCall) features(gs []*graph.Graph) ([]*sparsegram.Features, erro
 	case "pyramid":
 		return one(pyramid.Features(gs, pyramid.Options{Levels: c.p.Pyramid.L, Dim: c.p.Pyramid.D,
 			NodeLabelCol: c.p.NodeLabelCol, NJobs: c.p.NJobs, Control: c.opt.Control}))
+	case "oddsth":
+		return one(oddsth.Features(gs, oddsth.Options{Height: c.p.ODDSTh.H, NodeLabelCol: c.p.NodeLabelCol,
+			Control: c.opt.Control}))
 	}
-	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh', 'graphlets', 'propagation', 'propagation_attr', 'nspdk' or 'pyramid', got %q", c.p.Features)
+	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh', 'graphlets', 'propagation', 'propagation_attr', 'nspdk', 'pyramid' or 'oddsth', got %q", c.p.Features)
 }
 
 // product is the Gram matrix of the features: on the GPU when one is used

@@ -11,6 +11,7 @@ from .graphhopper import GraphHopperKernel
 from .graphlet import GraphletSamplingKernel
 from .neighborhood_hash import NeighborhoodHashKernel
 from .nspdk import NSPDKKernel
+from .oddsth import OddSthKernel
 from .pyramid_match import PyramidMatchKernel
 from .marginalized import MarginalizedGraphKernel
 from .presets import molecular_kernel
@@ -22,4 +23,4 @@ from .wasserstein_wl import WassersteinWLKernel
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel", "WassersteinWLKernel", "GraphHopperKernel", "PyramidMatchKernel"]
+           "molecular_kernel", "WassersteinWLKernel", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel"]
