@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from conftest import assert_bit_identical, random_graph
+from conftest import assert_bit_identical, assert_label_errors, assert_pair_only, random_graph
 from graphgram import Graph, OddSthKernel
 
 grakel = pytest.importorskip("grakel")
@@ -124,15 +124,7 @@ def test_values_depend_only_on_the_pair(mutag, rng):
     """Other graphs (other labels), order, side, n_jobs and node numbering change no bit."""
     graphs = mutag[0][:30]
     kernel = OddSthKernel(h=3)
-    full = kernel(graphs)
-    order = rng.permutation(len(graphs))
-    back = np.argsort(order)
-    assert_bit_identical(kernel([graphs[i] for i in order])[np.ix_(back, back)], full, "permuted")
-    assert_bit_identical(kernel.set_params(n_jobs=1)(graphs[:5], graphs[20:]), full[:5, 20:], "cross")
-    assert_bit_identical(kernel(graphs[20:], graphs[:5]), full[20:, :5], "swapped")
-    assert_bit_identical(kernel.diag(graphs[3:9]), np.diag(full)[3:9], "diag")
-    odd = Graph(3, np.array([[0, 1], [1, 2]]), node_attrs={"label": np.array([99, 100, 0])})
-    assert_bit_identical(kernel(graphs[:7] + [odd])[:7, :7], full[:7, :7], "extra labels")
+    full = assert_pair_only(kernel, graphs, rng)
     g = graphs[0]
     perm = rng.permutation(g.n_nodes)
     renumbered = Graph(g.n_nodes, perm[g.edges], node_attrs={"label": g.node_attrs["label"][np.argsort(perm)]})
@@ -149,10 +141,4 @@ def test_errors(mutag):
                         ({"node_label": 3}, TypeError)]:
         with pytest.raises(err):
             OddSthKernel(**params)(graphs)
-    with pytest.raises(ValueError, match=r"X\[0\] has no node attribute 'kind'"):
-        OddSthKernel(node_label="kind")(graphs)
-    with pytest.raises(TypeError, match=r"X\[1\].*non-integer"):
-        bad = Graph(2, np.array([[0, 1]]), node_attrs={"label": np.array([0.5, 1.0])})
-        OddSthKernel()([graphs[0], bad])
-    with pytest.raises(ValueError, match="NaN"):
-        Graph(2, np.array([[0, 1]]), node_attrs={"label": np.array([np.nan, 1.0])})
+    assert_label_errors(OddSthKernel, graphs)

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import DATASETS, assert_bit_identical, random_graph
+from conftest import DATASETS, assert_bit_identical, assert_label_errors, assert_pair_only, random_graph
 from graphgram import Graph, PyramidMatchKernel, datasets
 
 grakel = pytest.importorskip("grakel")
@@ -152,16 +152,7 @@ def test_values_depend_only_on_the_pair(mutag, rng):
     """Other graphs (other labels), order, side and n_jobs change no bit, on all
     graphs, degenerate eigenvalues included."""
     graphs = mutag[0][:30]
-    kernel = PyramidMatchKernel()
-    full = kernel(graphs)
-    order = rng.permutation(len(graphs))
-    back = np.argsort(order)
-    assert_bit_identical(kernel([graphs[i] for i in order])[np.ix_(back, back)], full, "permuted")
-    assert_bit_identical(kernel.set_params(n_jobs=1)(graphs[:5], graphs[20:]), full[:5, 20:], "cross")
-    assert_bit_identical(kernel(graphs[20:], graphs[:5]), full[20:, :5], "swapped")
-    assert_bit_identical(kernel.diag(graphs[3:9]), np.diag(full)[3:9], "diag")
-    odd = Graph(3, np.array([[0, 1], [1, 2]]), node_attrs={"label": np.array([99, 100, 0])})
-    assert_bit_identical(kernel(graphs[:7] + [odd])[:7, :7], full[:7, :7], "extra labels")
+    full = assert_pair_only(PyramidMatchKernel(), graphs, rng)
     normalized = PyramidMatchKernel(normalize=True)(graphs)
     dg = np.diag(full)
     np.testing.assert_allclose(normalized, full / np.sqrt(np.outer(dg, dg)), rtol=1e-15)
@@ -174,13 +165,6 @@ def test_errors(mutag):
                         ({"node_label": 3}, TypeError)]:
         with pytest.raises(err):
             PyramidMatchKernel(**params)(graphs)
-    with pytest.raises(ValueError, match=r"X\[0\] has no node attribute 'kind'"):
-        PyramidMatchKernel(node_label="kind")(graphs)
-    with pytest.raises(TypeError, match=r"X\[1\].*non-integer"):
-        bad = Graph(2, np.array([[0, 1]]), node_attrs={"label": np.array([0.5, 1.0])})
-        PyramidMatchKernel()([graphs[0], bad])
-    # NaN labels and weights never reach the kernel: the graph refuses them.
-    with pytest.raises(ValueError, match="NaN"):
-        Graph(2, np.array([[0, 1]]), node_attrs={"label": np.array([np.nan, 1.0])})
+    assert_label_errors(PyramidMatchKernel, graphs)
     with pytest.raises(ValueError, match="NaN|finite"):
         Graph(2, np.array([[0, 1]]), np.array([np.nan]), node_attrs={"label": np.array([0, 1])})

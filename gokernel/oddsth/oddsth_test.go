@@ -8,36 +8,9 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 )
-
-func mustGraph(t testing.TB, n int, edges []int64, labels []float64) *graph.Graph {
-	w := make([]float64, len(edges)/2)
-	for i := range w {
-		w[i] = 1
-	}
-	g, err := graph.New(n, edges, w, labels, 1, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func randomGraph(t testing.TB, rng *rand.Rand, n int) *graph.Graph {
-	var edges []int64
-	for u := range n {
-		for v := u; v < n; v++ {
-			if (u != v && rng.Float64() < 0.3) || (u == v && rng.Float64() < 0.1) {
-				edges = append(edges, int64(u), int64(v))
-			}
-		}
-	}
-	nl := make([]float64, n)
-	for v := range nl {
-		nl[v] = float64(rng.IntN(3))
-	}
-	return mustGraph(t, n, edges, nl)
-}
 
 // visits is the definition written out: for every root, BFS distances, and
 // for every reached node its tree visit as a canonical string (label, then
@@ -81,9 +54,9 @@ func TestFeaturesAgainstDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var gs []*graph.Graph
 	for range 15 {
-		gs = append(gs, randomGraph(t, rng, 1+rng.IntN(9)))
+		gs = append(gs, graphtest.RandomLabelled(rng, 1+rng.IntN(9), 0.3, 0.1, 3))
 	}
-	gs = append(gs, mustGraph(t, 0, nil, nil), mustGraph(t, 3, []int64{0, 1, 0, 1, 1, 2}, []float64{1, 1, 2}))
+	gs = append(gs, graphtest.Labelled(0, nil, nil), graphtest.Labelled(3, []int64{0, 1, 0, 1, 1, 2}, []float64{1, 1, 2}))
 	for _, h := range []int{0, 1, 2, 3} {
 		f, err := Features(gs, Options{Height: h, NodeLabelCol: 0})
 		if err != nil {
@@ -115,7 +88,7 @@ func TestFeaturesAgainstDefinition(t *testing.T) {
 // nodes are numbered.
 func TestRenumbering(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	g := randomGraph(t, rng, 12)
+	g := graphtest.RandomLabelled(rng, 12, 0.3, 0.1, 3)
 	perm := rng.Perm(g.N)
 	var edges []int64
 	for e := range g.NumEdges() {
@@ -125,7 +98,7 @@ func TestRenumbering(t *testing.T) {
 	for v := range g.N {
 		nl[perm[v]] = g.Node(v)[0]
 	}
-	p := mustGraph(t, g.N, edges, nl)
+	p := graphtest.Labelled(g.N, edges, nl)
 	for _, h := range []int{0, 2} {
 		f, err := Features([]*graph.Graph{g, p}, Options{Height: h, NodeLabelCol: 0})
 		if err != nil {
@@ -139,7 +112,7 @@ func TestRenumbering(t *testing.T) {
 }
 
 func TestFeaturesErrors(t *testing.T) {
-	g := mustGraph(t, 2, []int64{0, 1}, []float64{0, 1})
+	g := graphtest.Labelled(2, []int64{0, 1}, []float64{0, 1})
 	for _, opt := range []Options{{Height: -1}, {Height: MaxHeight + 1}, {Height: 2, NodeLabelCol: 1}} {
 		if _, err := Features([]*graph.Graph{g}, opt); err == nil {
 			t.Errorf("%+v: no error", opt)

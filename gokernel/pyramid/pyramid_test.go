@@ -6,41 +6,14 @@ import (
 	"testing"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 )
-
-func mustGraph(t testing.TB, n int, edges []int64, labels []float64) *graph.Graph {
-	w := make([]float64, len(edges)/2)
-	for i := range w {
-		w[i] = 1
-	}
-	g, err := graph.New(n, edges, w, labels, 1, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func randomGraph(t testing.TB, rng *rand.Rand, n int) *graph.Graph {
-	var edges []int64
-	for u := range n {
-		for v := u + 1; v < n; v++ {
-			if rng.Float64() < 0.3 {
-				edges = append(edges, int64(u), int64(v))
-			}
-		}
-	}
-	nl := make([]float64, n)
-	for v := range nl {
-		nl[v] = float64(rng.IntN(3))
-	}
-	return mustGraph(t, n, edges, nl)
-}
 
 // TestEmbedPath checks the path on three nodes: eigenvalues √2, 0, −√2 with
 // eigenvectors (1, √2, 1)/2, (1, 0, −1)/√2 and (1, −√2, 1)/2.
 func TestEmbedPath(t *testing.T) {
-	g := mustGraph(t, 3, []int64{0, 1, 1, 2}, []float64{0, 0, 0})
+	g := graphtest.Labelled(3, []int64{0, 1, 1, 2}, []float64{0, 0, 0})
 	r := math.Sqrt2 / 2
 	for _, tc := range []struct {
 		d    int
@@ -110,9 +83,9 @@ func TestFeaturesAgainstDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var gs []*graph.Graph
 	for range 12 {
-		gs = append(gs, randomGraph(t, rng, 1+rng.IntN(14)))
+		gs = append(gs, graphtest.RandomLabelled(rng, 1+rng.IntN(14), 0.3, 0, 3))
 	}
-	gs = append(gs, mustGraph(t, 0, nil, nil))
+	gs = append(gs, graphtest.Labelled(0, nil, nil))
 	for _, tc := range []struct {
 		L, d     int
 		labelled bool
@@ -144,7 +117,7 @@ func TestFeaturesAgainstDefinition(t *testing.T) {
 }
 
 func TestFeaturesErrors(t *testing.T) {
-	g := mustGraph(t, 2, []int64{0, 1}, []float64{0, 1})
+	g := graphtest.Labelled(2, []int64{0, 1}, []float64{0, 1})
 	for _, tc := range []struct {
 		name string
 		opt  Options
@@ -167,7 +140,7 @@ func TestCallIndependence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var gs []*graph.Graph
 	for range 10 {
-		gs = append(gs, randomGraph(t, rng, 2+rng.IntN(12)))
+		gs = append(gs, graphtest.RandomLabelled(rng, 2+rng.IntN(12), 0.3, 0, 3))
 	}
 	pair := func(gs []*graph.Graph, a, b int) float64 {
 		f, err := Features(gs, Options{Levels: 4, Dim: 6, NodeLabelCol: 0, NJobs: 1})
