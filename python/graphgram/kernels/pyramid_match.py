@@ -11,8 +11,7 @@ _MAX_LEVELS = 16
 _MAX_DIM = 1024
 
 
-@document_execution(_EXACT.replace("exact integer counts", "exact integer counts times 2^-(L-1)")
-                    .replace("The values are", "The histogram intersections are"))
+@document_execution(_EXACT.replace("exact integer counts", "exact integer counts times 2^-(L-1)"))
 class PyramidMatchKernel(_ExplicitFeatureKernel):
     r"""Pyramid match graph kernel (Nikolentzos, Meladianos and Vazirgiannis 2017).
 
@@ -58,6 +57,8 @@ class PyramidMatchKernel(_ExplicitFeatureKernel):
     ----------
     L : int, default=4
         The number of grid levels (1 to 16); level j has 2^j cells per axis.
+        ``features(X)`` writes a weighted count c·2^(j−1) as that many unary
+        columns, so its size grows as 2^L.
     d : int, default=6
         The dimension of the embedding (1 to 1024).
     node_label : str or None, default="label"
