@@ -5,6 +5,8 @@ hash graph kernel, neighborhood hash, graphlets) against GraKeL, in one run.
     PYTHONPATH=python python3 benchmarks/bench_explicit.py speed       # NCI1: graphgram vs GraKeL
     PYTHONPATH=python python3 benchmarks/bench_explicit.py nh-graphlets  # NCI1: NH, graphlets vs GraKeL
     PYTHONPATH=python python3 benchmarks/bench_explicit.py nspdk       # NCI1 speed, MUTAG accuracy: NSPDK vs GraKeL
+    PYTHONPATH=python python3 benchmarks/bench_explicit.py pyramid     # NCI1 speed, MUTAG/NCI1 accuracy: pyramid match
+    PYTHONPATH=python python3 benchmarks/bench_explicit.py oddsth      # NCI1 speed, MUTAG/NCI1 accuracy: ODD-STh
     PYTHONPATH=python python3 benchmarks/bench_explicit.py linear      # features + LinearSVC, 100,000 graphs
     PYTHONPATH=python python3 benchmarks/bench_explicit.py accuracy    # 10-fold CV accuracies
 
@@ -31,6 +33,19 @@ nspdk
     class's docstring, so the matrices are compared at r=d=2 with GraKeL's
     encoding sorted); then 10-fold SVC accuracy on MUTAG with bond labels, both
     normalized, beside GraKeL's.
+pyramid
+    ``PyramidMatchKernel(L=4, d=6, normalize=True)`` on full NCI1 against GraKeL's
+    ``PyramidMatch(L=4, d=6, normalize=True)`` on --pyramid-subset graphs (0: all;
+    both timed there); the matrices compared with GraKeL's level sum corrected
+    (``tests/test_pyramid_match.py``), on all graphs and on those whose embedding
+    is unique; then 10-fold SVC accuracy on MUTAG (both) and NCI1 (graphgram; GraKeL
+    with --pyramid-subset 0).
+oddsth
+    ``OddSthKernel(h=--oddsth-h, normalize=True)`` on full NCI1 against GraKeL's
+    ``OddSth(h, normalize=True)`` on --oddsth-subset graphs (0: all; both timed
+    there); GraKeL's feature counts (its children sorted, ``tests/test_oddsth.py``)
+    compared with ours; then 10-fold SVC accuracy on MUTAG and NCI1 (GraKeL's
+    on MUTAG, with its call-dependent weights).
 linear
     ``features(X)`` of --copies copies of NCI1 (each copy's node labels shifted, so
     that its features are new columns) and ``LinearSVC`` on them: time and peak
@@ -59,7 +74,7 @@ sys.path.insert(0, str(HERE.parent / "python"))
 from _common import DATASETS, best_of, machine, require  # noqa: E402
 
 from graphgram import (Graph, GraphletSamplingKernel, HashGraphKernel, NeighborhoodHashKernel,  # noqa: E402
-                       NSPDKKernel, WeisfeilerLehmanKernel)
+                       NSPDKKernel, OddSthKernel, PyramidMatchKernel, WeisfeilerLehmanKernel)
 from graphgram.datasets import load_tu  # noqa: E402
 
 
@@ -165,6 +180,84 @@ def nspdk(root, repeat, subset):
     print("MUTAG NSPDK r=3 d=4 (bonds, normalized): GraKeL    %5.1f ± %4.1f %%" % cv_accuracy(K, y), flush=True)
 
 
+def pyramid(root, repeat, subset):
+    from grakel.kernels import PyramidMatch
+    from grakel.kernels import pyramid_match as module
+
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from test_pyramid_match import corrected_pairwise, well_defined  # one definition, the test's
+
+    graphs, y = load_tu(root / "NCI1")
+    print("NCI1: %d graphs" % len(graphs))
+    kernel = PyramidMatchKernel(L=4, d=6, normalize=True)
+    K_full, t_full = best_of(lambda: kernel(graphs), repeat)
+    sub = graphs[:subset] if subset else graphs
+    K, t_gg = best_of(lambda: kernel(sub), repeat)
+    gsub = grakel_input(sub)
+    R_stock, t_gk = best_of(lambda: PyramidMatch(L=4, d=6, normalize=True).fit_transform(gsub), 1)
+    print("pyramid match L=4 d=6, normalized: graphgram full NCI1 %.3f s; %d graphs: graphgram %.3f s, "
+          "GraKeL %.2f s, ratio %.0f" % (t_full, len(sub), t_gg, t_gk, t_gk / t_gg), flush=True)
+    stock = module.PyramidMatch.pairwise_operation
+    module.PyramidMatch.pairwise_operation = corrected_pairwise
+    try:
+        few = sub[:500]
+        R = PyramidMatch(L=4, d=6).fit_transform(grakel_input(few))
+        ok = np.array([well_defined(g, 4, 6) for g in few])
+    finally:
+        module.PyramidMatch.pairwise_operation = stock
+    K = PyramidMatchKernel(L=4, d=6)(few)
+    good = np.ix_(ok, ok)
+    print("%d graphs, GraKeL's level sum corrected: entries differing %.1f %% (max |dK| %.3g); "
+          "on the %d with a unique embedding: max |dK| %.2g" % (len(few), 100 * np.mean(np.abs(K - R) > 1e-9),
+                                                               np.abs(K - R).max(), ok.sum(),
+                                                               np.abs(K[good] - R[good]).max()), flush=True)
+    print("NCI1      pyramid match L=4 d=6: graphgram %5.1f ± %4.1f %%" % cv_accuracy(K_full, y), flush=True)
+    if not subset:
+        print("NCI1      pyramid match L=4 d=6: GraKeL    %5.1f ± %4.1f %%" % cv_accuracy(R_stock, y), flush=True)
+    graphs, y = load_tu(root / "MUTAG")
+    K = PyramidMatchKernel(L=4, d=6, normalize=True)(graphs)
+    print("MUTAG     pyramid match L=4 d=6: graphgram %5.1f ± %4.1f %%" % cv_accuracy(K, y), flush=True)
+    K = PyramidMatch(L=4, d=6, normalize=True).fit_transform(grakel_input(graphs))
+    print("MUTAG     pyramid match L=4 d=6: GraKeL    %5.1f ± %4.1f %%" % cv_accuracy(K, y), flush=True)
+
+
+def oddsth(root, repeat, subset, h):
+    from grakel.kernels import OddSth
+    from grakel.kernels import odd_sth as module
+
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from test_oddsth import sorted_hash_trees  # GraKeL's children sorted: one definition, the test's
+
+    graphs, y = load_tu(root / "NCI1")
+    print("NCI1: %d graphs" % len(graphs))
+    kernel = OddSthKernel(h=h, normalize=True)
+    K_full, t_full = best_of(lambda: kernel(graphs), repeat)
+    sub = graphs[:subset] if subset else graphs
+    _, t_gg = best_of(lambda: kernel(sub), repeat)
+    gsub = grakel_input(sub)
+    _, t_gk = best_of(lambda: OddSth(h=h, normalize=True).fit_transform(gsub), 1)
+    print("ODD-STh h=%s, normalized: graphgram full NCI1 %.3f s; %d graphs: graphgram %.4f s, GraKeL %.2f s, "
+          "ratio %.0f" % (h, t_full, len(sub), t_gg, t_gk, t_gk / t_gg), flush=True)
+    stock = module.hash_trees
+    module.hash_trees = sorted_hash_trees
+    try:
+        few = sub[:300]
+        g = OddSth(h=h)
+        g.fit(grakel_input(few))
+        phi = np.array([v[1] for v in g.X[0].values()], dtype=np.float64).T
+    finally:
+        module.hash_trees = stock
+    K = OddSthKernel(h=h)(few)
+    print("%d graphs, GraKeL's children sorted, its counts' Gram: entries differing in bits %d"
+          % (len(few), int((K != phi @ phi.T).sum())), flush=True)
+    print("NCI1      ODD-STh h=%s: graphgram %5.1f ± %4.1f %%" % ((h,) + cv_accuracy(K_full, y)), flush=True)
+    graphs, y = load_tu(root / "MUTAG")
+    K = OddSthKernel(h=h, normalize=True)(graphs)
+    print("MUTAG     ODD-STh h=%s: graphgram %5.1f ± %4.1f %%" % ((h,) + cv_accuracy(K, y)), flush=True)
+    K = OddSth(h=h, normalize=True).fit_transform(grakel_input(graphs))
+    print("MUTAG     ODD-STh h=%s: GraKeL    %5.1f ± %4.1f %%" % ((h,) + cv_accuracy(K, y)), flush=True)
+
+
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -252,7 +345,7 @@ def _grakel(name, **params):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["speed", "nh-graphlets", "nspdk", "linear", "accuracy"])
+    ap.add_argument("what", choices=["speed", "nh-graphlets", "nspdk", "pyramid", "oddsth", "linear", "accuracy"])
     ap.add_argument("--datasets", default=str(DATASETS))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--oa-subset", type=int, default=400)
@@ -260,6 +353,9 @@ def main():
     ap.add_argument("--nh-subset", type=int, default=1000)
     ap.add_argument("--gl-subset", type=int, default=200)
     ap.add_argument("--nspdk-subset", type=int, default=300)
+    ap.add_argument("--pyramid-subset", type=int, default=0)
+    ap.add_argument("--oddsth-subset", type=int, default=1000)
+    ap.add_argument("--oddsth-h", type=int, default=None)
     ap.add_argument("--sets", nargs="*", default=["MUTAG", "NCI1", "PROTEINS", "ENZYMES"])
     a = ap.parse_args()
     root = require(a.datasets)
@@ -270,6 +366,10 @@ def main():
         nh_graphlets(root, a.repeat, a.nh_subset, a.gl_subset)
     elif a.what == "nspdk":
         nspdk(root, a.repeat, a.nspdk_subset)
+    elif a.what == "pyramid":
+        pyramid(root, a.repeat, a.pyramid_subset)
+    elif a.what == "oddsth":
+        oddsth(root, a.repeat, a.oddsth_subset, a.oddsth_h)
     elif a.what == "linear":
         linear(root, a.copies)
     else:

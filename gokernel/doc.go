@@ -17,6 +17,9 @@
 //   - nspdk: the neighborhood subgraph pairwise distance kernel's per-block
 //     counts of neighbourhood-subgraph pairs and the blocks' cosine sum;
 //   - graphlet: counts of 3-, 4- and 5-node induced subgraphs, exact or sampled;
+//   - pyramid: the pyramid match kernel's weighted histograms of spectral node
+//     embeddings on L grid levels;
+//   - oddsth: the ODD-ST_h kernel's counts of tree visits of breadth-first DAGs;
 //   - sparsegram: Gram matrices Φ_X Φ_Yᵀ of those sparse maps over a semiring;
 //   - octile, reorder: 8×8-tiled product mat-vecs and node reorderings for them;
 //   - vec: fused vector loops of the conjugate-gradient solver (AVX2 or portable);

@@ -11,6 +11,8 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graphlet"
 	"github.com/graphgram/graphgram/gokernel/nhash"
 	"github.com/graphgram/graphgram/gokernel/nspdk"
+	"github.com/graphgram/graphgram/gokernel/oddsth"
+	"github.com/graphgram/graphgram/gokernel/pyramid"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/wl"
 )
@@ -23,7 +25,8 @@ type explicitParams struct {
 	// vertex histogram), "edges" (edge label histogram), "hash" (the hash
 	// graph kernel), "nh" (the neighborhood hash kernel), "graphlets" (the
 	// graphlet kernel), "propagation" or "propagation_attr" (propagation
-	// kernel), "nspdk" (the neighborhood subgraph pairwise distance kernel).
+	// kernel), "nspdk" (the neighborhood subgraph pairwise distance kernel),
+	// "pyramid" (the pyramid match kernel), "oddsth" (the ODD-ST_h kernel).
 	Features     string `json:"features"`
 	NIter        int    `json:"n_iter"`
 	NodeLabelCol int    `json:"node_label_col"`
@@ -39,8 +42,30 @@ type explicitParams struct {
 	Propagation *propagationParams `json:"propagation"`
 	// NSPDK configures features "nspdk".
 	NSPDK *nspdkParams `json:"nspdk"`
-	NJobs int          `json:"n_jobs"`
+	// Pyramid configures features "pyramid".
+	Pyramid *pyramidParams `json:"pyramid"`
+	// ODDSTh configures features "oddsth".
+	ODDSTh *oddsthParams `json:"oddsth"`
+	NJobs  int           `json:"n_jobs"`
 }
+
+// oddsthParams are the ODD-ST_h kernel's settings (oddsth.Options): the DAG
+// height h, 0 for unbounded.
+type oddsthParams struct {
+	H int `json:"h"`
+}
+
+// pyramidParams are the pyramid match kernel's settings (pyramid.Options):
+// L levels, dimension d.
+type pyramidParams struct {
+	L int `json:"L"`
+	D int `json:"d"`
+}
+
+// PyramidFeatureScale is the factor of the pyramid match kernel's feature rows
+// with levels levels, √(pyramid.Scale(levels)): the Gram and diagonal entries
+// are scaled by pyramid.Scale (newExplicitCall), so F Fᵀ is the same kernel.
+func PyramidFeatureScale(levels int) float64 { return math.Sqrt(pyramid.Scale(levels)) }
 
 // nspdkParams are the NSPDK's settings (nspdk.Options): radius r and distance d.
 type nspdkParams struct {
@@ -173,7 +198,8 @@ type explicitCall struct {
 	opt   sparsegram.Options
 	wlOpt wl.Options
 	// scale multiplies every Gram and diagonal entry: hashGramScale for the
-	// hash graph kernel, 1 for the others.
+	// hash graph kernel, pyramid.Scale for the pyramid match kernel, 1 for
+	// the others.
 	scale float64
 	gpu   bool
 	warn  *warnings
@@ -200,6 +226,12 @@ func newExplicitCall(p *explicitParams, r *request, warn *warnings) (*explicitCa
 		return nil, inputError("features 'nh' needs the nh parameters and semiring 'min'")
 	case p.Features == "nspdk" && (p.NSPDK == nil || p.Semiring != "product"):
 		return nil, inputError("features 'nspdk' needs the nspdk parameters and semiring 'product'")
+	case p.Features == "pyramid" && (p.Pyramid == nil || p.Semiring != "min"):
+		return nil, inputError("features 'pyramid' needs the pyramid parameters and semiring 'min'")
+	case p.Features == "pyramid":
+		c.scale = pyramid.Scale(p.Pyramid.L)
+	case p.Features == "oddsth" && p.ODDSTh == nil:
+		return nil, inputError("features 'oddsth' needs the oddsth parameters")
 	case p.Features == "graphlets" && p.Graphlets == nil:
 		return nil, inputError("features 'graphlets' needs the graphlets parameters")
 	}
@@ -237,8 +269,14 @@ func (c *explicitCall) features(gs []*graph.Graph) ([]*sparsegram.Features, erro
 	case "nspdk":
 		return nspdk.Features(gs, nspdk.Options{Radius: c.p.NSPDK.R, Distance: c.p.NSPDK.D,
 			NodeLabelCol: c.p.NodeLabelCol, EdgeLabelCol: c.p.EdgeLabelCol, Control: c.opt.Control})
+	case "pyramid":
+		return one(pyramid.Features(gs, pyramid.Options{Levels: c.p.Pyramid.L, Dim: c.p.Pyramid.D,
+			NodeLabelCol: c.p.NodeLabelCol, NJobs: c.p.NJobs, Control: c.opt.Control}))
+	case "oddsth":
+		return one(oddsth.Features(gs, oddsth.Options{Height: c.p.ODDSTh.H, NodeLabelCol: c.p.NodeLabelCol,
+			Control: c.opt.Control}))
 	}
-	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh', 'graphlets', 'propagation', 'propagation_attr' or 'nspdk', got %q", c.p.Features)
+	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh', 'graphlets', 'propagation', 'propagation_attr', 'nspdk', 'pyramid' or 'oddsth', got %q", c.p.Features)
 }
 
 // product is the Gram matrix of the features: on the GPU when one is used

@@ -68,6 +68,38 @@ def assert_bit_identical(actual, expected, what="values"):
                              % (what, diff.sum(), diff.size, np.nanmax(rel) if rel.size else 0.0))
 
 
+def assert_pair_only(kernel, graphs, rng):
+    """Assert that kernel's values of graphs (at least 21, with a "label" node
+    attribute) are the same bits in any call: permuted, crosswise with n_jobs=1,
+    swapped sides, the diagonal, and beside a graph with labels the others lack.
+    Returns the Gram matrix of graphs."""
+    full = kernel(graphs)
+    order = rng.permutation(len(graphs))
+    back = np.argsort(order)
+    assert_bit_identical(kernel([graphs[i] for i in order])[np.ix_(back, back)], full, "permuted")
+    jobs = kernel.n_jobs
+    assert_bit_identical(kernel.set_params(n_jobs=1)(graphs[:5], graphs[20:]), full[:5, 20:], "cross")
+    kernel.set_params(n_jobs=jobs)
+    assert_bit_identical(kernel(graphs[20:], graphs[:5]), full[20:, :5], "swapped")
+    assert_bit_identical(kernel.diag(graphs[3:9]), np.diag(full)[3:9], "diag")
+    odd = graphgram.Graph(3, np.array([[0, 1], [1, 2]]), node_attrs={"label": np.array([99, 100, 0])})
+    assert_bit_identical(kernel(graphs[:7] + [odd])[:7, :7], full[:7, :7], "extra labels")
+    return full
+
+
+def assert_label_errors(make, graphs):
+    """Assert that the kernel make(**params) names the graph and the field of a
+    missing or non-integer node label."""
+    with pytest.raises(ValueError, match=r"X\[0\] has no node attribute 'kind'"):
+        make(node_label="kind")(graphs)
+    bad = graphgram.Graph(2, np.array([[0, 1]]), node_attrs={"label": np.array([0.5, 1.0])})
+    with pytest.raises(TypeError, match=r"X\[1\].*non-integer"):
+        make()([graphs[0], bad])
+    # NaN labels never reach a kernel: the graph refuses them.
+    with pytest.raises(ValueError, match="NaN"):
+        graphgram.Graph(2, np.array([[0, 1]]), node_attrs={"label": np.array([np.nan, 1.0])})
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261123)

@@ -19,6 +19,7 @@ from graphgram import Graph
 from graphgram.kernels import (EdgeHistogramKernel, HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel,
                                ShortestPathKernel, VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
 from graphgram.kernels import CoreFramework, PropagationAttrKernel, PropagationKernel, WassersteinWLKernel, WLFramework
+from graphgram.kernels import OddSthKernel, PyramidMatchKernel
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
 
 from conftest import assert_bit_identical, dataset_dir
@@ -73,6 +74,8 @@ KERNELS = {
         TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(b=KroneckerDelta(0.5)), q=0.05), normalize=True),
     "Wasserstein WL": lambda: WassersteinWLKernel(n_iter=2),
     "Wasserstein WL, continuous": lambda: WassersteinWLKernel(n_iter=2, continuous=True, attributes="x", gamma=0.5),
+    "pyramid match": lambda: PyramidMatchKernel(L=4, d=6, normalize=True),
+    "ODD-STh": lambda: OddSthKernel(h=3),
 }
 _REFERENCE = {}
 

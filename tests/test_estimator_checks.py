@@ -29,6 +29,8 @@ ESTIMATORS = {
     "HashGraphKernel": lambda: graphgram.HashGraphKernel(attributes="vec"),
     "NeighborhoodHashKernel": lambda: graphgram.NeighborhoodHashKernel(),
     "NSPDKKernel": lambda: graphgram.NSPDKKernel(edge_label="label"),
+    "PyramidMatchKernel": lambda: graphgram.PyramidMatchKernel(),
+    "OddSthKernel": lambda: graphgram.OddSthKernel(h=3),
     "GraphletSamplingKernel": lambda: graphgram.GraphletSamplingKernel(k=3, sampling={"n_samples": 50}),
     "PropagationKernel": lambda: graphgram.PropagationKernel(),
     "PropagationAttrKernel": lambda: graphgram.PropagationAttrKernel(attributes="vec"),

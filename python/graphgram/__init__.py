@@ -16,6 +16,7 @@ Graph kernels
     :class:`WeisfeilerLehmanKernel`, :class:`VertexHistogramKernel` and
     :class:`EdgeHistogramKernel`, :class:`HashGraphKernel` (continuous attributes),
     :class:`NeighborhoodHashKernel`, :class:`NSPDKKernel`, :class:`GraphletSamplingKernel`,
+    :class:`PyramidMatchKernel`, :class:`OddSthKernel`,
     :class:`PropagationKernel` and :class:`PropagationAttrKernel`, the frameworks
     :class:`WLFramework` and :class:`CoreFramework` over a base kernel,
     and presets such as :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
@@ -41,11 +42,12 @@ from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel
                       WeisfeilerLehmanKernel, WLFramework, molecular_kernel)
 from .kernels import WassersteinWLKernel
 from .kernels import GraphHopperKernel
+from .kernels import OddSthKernel, PyramidMatchKernel
 
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
            "molecular_kernel", "WassersteinWLKernel", "LowRankGraphKernel",
-           "LowRankGaussianProcessRegressor", "GraphHopperKernel",
+           "LowRankGaussianProcessRegressor", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]

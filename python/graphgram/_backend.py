@@ -135,6 +135,12 @@ def hash_feature_scale(n_hashes):
     return float(_pybind.HashFeatureScale(int(n_hashes)))
 
 
+def pyramid_feature_scale(levels):
+    """Return the factor of the pyramid match kernel's feature rows (√2^−(L−1)), from the
+    Go core, which owns the kernel's level weights."""
+    return float(_pybind.PyramidFeatureScale(int(levels)))
+
+
 def graphlet_classes(k):
     """Return the graphlets of ``k`` nodes in the graphlet kernel's column order, from the
     Go core's table: a list of {"edges": [[i, j], ...], "connected": bool}."""

@@ -2,7 +2,11 @@
 // that read graphs.
 package graphtest
 
-import "github.com/graphgram/graphgram/gokernel/graph"
+import (
+	"math/rand/v2"
+
+	"github.com/graphgram/graphgram/gokernel/graph"
+)
 
 // FromBytes builds a graph from fuzz bytes: b[0] picks the node count (1 to
 // 48), the following pairs of bytes are edge endpoints (repeats dropped) with
@@ -68,4 +72,37 @@ func WithNodeFeat(g *graph.Graph, nf []float64) *graph.Graph {
 		panic(err)
 	}
 	return h
+}
+
+// Labelled builds the graph of n nodes with the given edges (pairs of node
+// indices), unit weights and one node feature column holding labels.
+func Labelled(n int, edges []int64, labels []float64) *graph.Graph {
+	w := make([]float64, len(edges)/2)
+	for i := range w {
+		w[i] = 1
+	}
+	g, err := graph.New(n, edges, w, labels, 1, nil, 0)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// RandomLabelled builds a random Labelled graph of n nodes: each pair of
+// distinct nodes joined with probability pEdge, each node given a self-loop
+// with probability pLoop and a label drawn from 0..labels−1.
+func RandomLabelled(rng *rand.Rand, n int, pEdge, pLoop float64, labels int) *graph.Graph {
+	var edges []int64
+	for u := range n {
+		for v := u; v < n; v++ {
+			if (u != v && rng.Float64() < pEdge) || (u == v && rng.Float64() < pLoop) {
+				edges = append(edges, int64(u), int64(v))
+			}
+		}
+	}
+	nl := make([]float64, n)
+	for v := range nl {
+		nl[v] = float64(rng.IntN(labels))
+	}
+	return Labelled(n, edges, nl)
 }

@@ -11,6 +11,8 @@ from .graphhopper import GraphHopperKernel
 from .graphlet import GraphletSamplingKernel
 from .neighborhood_hash import NeighborhoodHashKernel
 from .nspdk import NSPDKKernel
+from .oddsth import OddSthKernel
+from .pyramid_match import PyramidMatchKernel
 from .marginalized import MarginalizedGraphKernel
 from .presets import molecular_kernel
 from .propagation import PropagationAttrKernel, PropagationKernel
@@ -21,4 +23,4 @@ from .wasserstein_wl import WassersteinWLKernel
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel", "WassersteinWLKernel", "GraphHopperKernel"]
+           "molecular_kernel", "WassersteinWLKernel", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel"]
