@@ -1,0 +1,6 @@
+//go:build !(goexperiment.simd && amd64)
+
+package mgk
+
+// kronRows is kronRowsGo where the SIMD build is off.
+func kronRows(o *kronOperator, dst []float64) { kronRowsGo(o, dst) }
