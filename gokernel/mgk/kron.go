@@ -40,6 +40,12 @@ type kronAdj struct {
 	col []int32
 	w   []float64
 	lab []int32
+	// eu, ev, ew and el list the undirected edges (in the side's order:
+	// matchings, for the unpacked graphs, see matchingOrder) for the flat
+	// gather; a self-loop has eu = ev.
+	eu, ev []int32
+	ew     []float64
+	el     []int32
 }
 
 // newKronAdj builds s's kronAdj. It is per graph, not per pair.
@@ -78,6 +84,7 @@ func newKronAdj(s *side) kronAdj {
 		}
 		ka.segPtr[i+1] = int32(len(ka.segLab))
 	}
+	ka.eu, ka.ev, ka.ew, ka.el = g.EdgeU, g.EdgeV, g.Weight, s.elab
 	return ka
 }
 
@@ -99,6 +106,12 @@ type kronOperator struct {
 	nslot   int
 	// rtot holds R, rs the R_c one after another (nslot of them).
 	rtot, rs []float64
+	// flat selects the flat gather (mulWFlat) over H's undirected edges:
+	// eoff is each edge's slot offset in fs, which holds nslot+1 slots, the
+	// last for the edges of no class; R is their sum.
+	flat bool
+	eoff []int
+	fs   []float64
 	// gc, hc and defRow are reset's scratch (splitTable).
 	gc, hc, defRow []int32
 }
@@ -217,6 +230,22 @@ func (o *kronOperator) reset(g, h *kronAdj, ke []float64, lg, lh int) bool {
 	nn := o.n * o.stride
 	o.rtot = growF(o.rtot, nn)
 	o.rs = growF(o.rs, o.nslot*nn)
+	if o.flat {
+		o.fs = growF(o.fs, (o.nslot+1)*nn)
+		o.eoff = o.eoff[:0]
+		for _, lb := range h.el {
+			sl := o.nslot
+			if o.nslot > 0 && o.hc[lb] >= 0 {
+				sl = int(o.hc[lb])
+			}
+			o.eoff = append(o.eoff, sl*nn)
+		}
+		// The class slots lead fs, so the row pass reads them there.
+		o.rs = o.fs[:o.nslot*nn]
+		if o.nslot == 0 {
+			o.rtot = o.fs[:nn]
+		}
+	}
 	return true
 }
 
@@ -231,6 +260,10 @@ func growI(s []int32, n int) []int32 {
 
 // mulW implements productOperator.
 func (o *kronOperator) mulW(dst, src []float64) {
+	if o.flat {
+		o.mulWFlat(dst, src)
+		return
+	}
 	n, nh, st := o.n, o.nh, o.stride
 	nn := n * st
 	h := o.h
@@ -273,6 +306,53 @@ func (o *kronOperator) mulW(dst, src []float64) {
 		}
 	}
 	kronRows(o, dst)
+}
+
+// mulWFlat is mulW with the gather as one flat loop over H's undirected
+// edges per row of X, each edge adding to both of its ends in its class's
+// slot (no per-node loops, whose short trip counts mispredict), then R as
+// the sum of the slots.
+func (o *kronOperator) mulWFlat(dst, src []float64) {
+	n, nh, st := o.n, o.nh, o.stride
+	nn := n * st
+	h := o.h
+	fs := o.fs[:(o.nslot+1)*nn]
+	clear(fs)
+	// Edge outer, rows inner: the edge's ends, weight and slot stay in
+	// registers, and the rows' updates are independent (strided, within L1).
+	ev, ew, eoff := h.ev[:len(h.eu)], h.ew[:len(h.eu)], o.eoff[:len(h.eu)]
+	xs := src[:n*nh]
+	for e, u := range h.eu {
+		v, w, off := int(ev[e]), ew[e], eoff[e]
+		u := int(u)
+		if u == v {
+			for i := range n {
+				fs[off+i*st+u] += w * xs[i*nh+u]
+			}
+			continue
+		}
+		for i := range n {
+			xi, fi := xs[i*nh:i*nh+nh], fs[off+i*st:off+i*st+st]
+			fi[u] += w * xi[v]
+			fi[v] += w * xi[u]
+		}
+	}
+	if o.nslot > 0 {
+		kronSum(o.rtot[:nn], fs, o.nslot+1)
+	}
+	kronRows(o, dst)
+}
+
+// kronSumGo sets dst to the sum of the k slots of fs, each len(dst) long.
+func kronSumGo(dst, fs []float64, k int) {
+	nn := len(dst)
+	copy(dst, fs[(k-1)*nn:k*nn])
+	for sl := range k - 1 {
+		r := fs[sl*nn : (sl+1)*nn]
+		for i := range dst {
+			dst[i] += r[i]
+		}
+	}
 }
 
 // kronRowsGo is the row pass of mulW: Y_i = Σ_(i,j) ca·R_j + cb·R_c,j.

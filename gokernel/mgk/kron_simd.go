@@ -19,19 +19,20 @@ func kronRows(o *kronOperator, dst []float64) {
 	n, nh, st := o.n, o.nh, o.stride
 	nn := n * st
 	g := o.g
+	rp, col := g.rowPtr[:n+1], g.col
+	ca, cb, gslot := o.ca[:len(col)], o.cb[:len(col)], o.gslot[:len(col)]
+	rtot, rs := o.rtot[:nn], o.rs
 	for i := range n {
-		lo, hi := g.rowPtr[i], g.rowPtr[i+1]
+		lo, hi := int(rp[i]), int(rp[i+1])
 		d := dst[i*nh : (i+1)*nh]
 		for c := 0; c < nh; c += 4 {
 			acc := archsimd.BroadcastFloat64x4(0)
 			for k := lo; k < hi; k++ {
-				j := int(g.col[k])*st + c
-				r := archsimd.LoadFloat64x4((*[4]float64)(o.rtot[j : j+4]))
-				acc = r.MulAdd(archsimd.BroadcastFloat64x4(o.ca[k]), acc)
-				if sl := o.gslot[k]; sl >= 0 {
-					j2 := int(sl)*nn + j
-					r2 := archsimd.LoadFloat64x4((*[4]float64)(o.rs[j2 : j2+4]))
-					acc = r2.MulAdd(archsimd.BroadcastFloat64x4(o.cb[k]), acc)
+				j := int(col[k])*st + c
+				acc = archsimd.LoadFloat64x4((*[4]float64)(rtot[j:j+4])).MulAdd(archsimd.BroadcastFloat64x4(ca[k]), acc)
+				if sl := int(gslot[k]); sl >= 0 {
+					j2 := sl*nn + j
+					acc = archsimd.LoadFloat64x4((*[4]float64)(rs[j2:j2+4])).MulAdd(archsimd.BroadcastFloat64x4(cb[k]), acc)
 				}
 			}
 			if c+4 <= nh {
@@ -40,6 +41,25 @@ func kronRows(o *kronOperator, dst []float64) {
 				acc.StoreSlicePart(d[c:])
 			}
 		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// kronSum is kronSumGo four lanes at a time (len(dst) is a multiple of 4:
+// rows are padded to the stride).
+func kronSum(dst, fs []float64, k int) {
+	nn := len(dst)
+	if !vec.SIMD || nn%4 != 0 {
+		kronSumGo(dst, fs, k)
+		return
+	}
+	fs = fs[:k*nn]
+	for c := 0; c < nn; c += 4 {
+		acc := archsimd.LoadFloat64x4((*[4]float64)(fs[c : c+4]))
+		for sl := 1; sl < k; sl++ {
+			acc = acc.Add(archsimd.LoadFloat64x4((*[4]float64)(fs[sl*nn+c : sl*nn+c+4])))
+		}
+		acc.Store((*[4]float64)(dst[c : c+4]))
 	}
 	archsimd.ClearAVXUpperBits()
 }

@@ -2,6 +2,7 @@ package mgk
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -32,29 +33,31 @@ func TestKronOperator(t *testing.T) {
 			for _, h := range gs {
 				a, b := newSide(g, nil, 1), newSide(h, nil, 1)
 				ka, kb := newKronAdj(&a), newKronAdj(&b)
-				var ps pairSolver
-				var op kronOperator
-				ok, err := ps.prepareKron(&a, &b, &ka, &kb, &op, &opt)
-				if err != nil || !ok {
-					t.Fatalf("%T: prepareKron: %v, %v", ek, ok, err)
-				}
-				n := g.N * h.N
-				src := make([]float64, n)
-				for k := range src {
-					src[k] = rng.NormFloat64()
-				}
-				want := make([]float64, n)
-				productPairs(a.g, b.g, ek, func(i, j, ip, jp int, w float64) {
-					want[i*h.N+ip] += w * src[j*h.N+jp]
-				})
-				got := make([]float64, n)
-				for k := range got {
-					got[k] = math.NaN() // every entry must be written
-				}
-				op.mulW(got, src)
-				for k := range got {
-					if !(math.Abs(got[k]-want[k]) <= 1e-13*(1+math.Abs(want[k]))) {
-						t.Errorf("%T: graphs %d×%d entry %d: %.17g, dense %.17g", ek, g.N, h.N, k, got[k], want[k])
+				for _, flat := range []bool{false, true} {
+					var ps pairSolver
+					op := kronOperator{flat: flat}
+					ok, err := ps.prepareKron(&a, &b, &ka, &kb, &op, &opt)
+					if err != nil || !ok {
+						t.Fatalf("%T: prepareKron: %v, %v", ek, ok, err)
+					}
+					n := g.N * h.N
+					src := make([]float64, n)
+					for k := range src {
+						src[k] = rng.NormFloat64()
+					}
+					want := make([]float64, n)
+					productPairs(a.g, b.g, ek, func(i, j, ip, jp int, w float64) {
+						want[i*h.N+ip] += w * src[j*h.N+jp]
+					})
+					got := make([]float64, n)
+					for k := range got {
+						got[k] = math.NaN() // every entry must be written
+					}
+					op.mulW(got, src)
+					for k := range got {
+						if !(math.Abs(got[k]-want[k]) <= 1e-13*(1+math.Abs(want[k]))) {
+							t.Errorf("%T flat=%v: graphs %d×%d entry %d: %.17g, dense %.17g", ek, flat, g.N, h.N, k, got[k], want[k])
+						}
 					}
 				}
 			}
@@ -205,12 +208,16 @@ func kronSet(t *testing.T, name string) []*graph.Graph {
 }
 
 // TestKronMeasure times, on one goroutine and in process CPU time, the pairs
-// of each -kronmeasure set (all pairs i ≤ j of its distinct quotients, or a
-// seeded sample of that many) three ways, alternating, best of
-// -kronrounds: today's solver (prepare + solveValue: SGS with the dual
-// value on these pairs), the Kronecker-Jacobi prototype, and today's
-// operator with Jacobi (SolverJacobi: the prototype's iterations with the
-// edge-pair product). It checks only that values agree to the accuracy.
+// of each -kronmeasure set (all pairs i ≤ j of its distinct quotients, as
+// Gram solves them, or a seeded sample of that many), alternating the
+// configurations below, best of $KRON_ROUNDS (5): today's solver (prepare +
+// solveValue: SGS with the dual value on these pairs), the Kronecker-Jacobi
+// prototype with the segmented and the flat gather, and today's edge-pair
+// operator with Jacobi (SolverJacobi: the prototype's iterations, today's
+// product). It also times each configuration's set-up alone and its product
+// alone (16 products per pair), and counts the Jacobi iterations a solve to
+// √(dual τ) takes (what a dual-value Jacobi would need per column). It
+// checks only that the values agree to the accuracy.
 func TestKronMeasure(t *testing.T) {
 	if *kronMeasure == "" {
 		t.Skip("no -kronmeasure")
@@ -245,24 +252,61 @@ func TestKronMeasure(t *testing.T) {
 		}
 		tabs := buildLabelTables(xs, xs, true, len(pairs), &opt, false)
 		adj := make([]kronAdj, len(xs.sides))
+		sumN, sumNNZ := 0.0, 0.0
 		for i := range adj {
 			adj[i] = newKronAdj(&xs.sides[i])
+			sumN += float64(xs.sides[i].g.N)
+			sumNNZ += float64(len(xs.sides[i].g.Col))
 		}
 		jopt := opt
 		jopt.Solver = SolverJacobi
-		solvers := newSolvers(3)
+		type config struct {
+			name string
+			// prep sets the pair up, reporting false when the prototype
+			// refuses it; solve returns K and the solve's result.
+			prep  func(ps *pairSolver, a, b *side, ka, kb *kronAdj) bool
+			solve func(ps *pairSolver) (float64, solveResult)
+		}
+		prepare := func(o *Options) func(ps *pairSolver, a, b *side, _, _ *kronAdj) bool {
+			return func(ps *pairSolver, a, b *side, _, _ *kronAdj) bool {
+				if err := ps.prepare(a, b, o); err != nil {
+					t.Fatal(err)
+				}
+				return true
+			}
+		}
+		kron := func(op *kronOperator) func(ps *pairSolver, a, b *side, ka, kb *kronAdj) bool {
+			return func(ps *pairSolver, a, b *side, ka, kb *kronAdj) bool {
+				ok, err := ps.prepareKron(a, b, ka, kb, op, &opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ok
+			}
+		}
+		primal := func(ps *pairSolver) (float64, solveResult) {
+			res := ps.solvePrimal()
+			return ps.value(), res
+		}
+		cfgs := []config{
+			{"today (auto: SGS, dual value)", prepare(&opt), (*pairSolver).solveValue},
+			{"Kronecker-Jacobi, segmented gather", kron(&kronOperator{}), primal},
+			{"Kronecker-Jacobi, flat gather", kron(&kronOperator{flat: true}), primal},
+			{"edge-pair Jacobi (SolverJacobi)", prepare(&jopt), (*pairSolver).solveValue},
+		}
+		nc := len(cfgs)
+		solvers := newSolvers(nc)
 		for w := range solvers {
 			solvers[w].tab = &tabs
+			solvers[w].twoCol = w == 0 && opt.dualValues()
 		}
-		var op kronOperator
-		vals := make([][]float64, 3)
-		iters := make([]int, 3)
-		best := make([]time.Duration, 3)
-		var prodTime time.Duration
-		var prods, refused int
+		vals := make([][]float64, nc)
 		for w := range vals {
 			vals[w] = make([]float64, len(pairs))
 		}
+		iters := make([]int, nc)
+		refused := make([]int, nc)
+		best, setup, prod := make([]time.Duration, nc), make([]time.Duration, nc), make([]time.Duration, nc)
 		orient := func(p schedule.Pair) (a, b *side, ka, kb *kronAdj, sw bool) {
 			a, b, sw = pairOrder(&xs.sides[p.I], &xs.sides[p.J])
 			ka, kb = &adj[p.I], &adj[p.J]
@@ -271,83 +315,117 @@ func TestKronMeasure(t *testing.T) {
 			}
 			return
 		}
+		var x, y []float64
+		halfIters := 0
 		for r := range rounds {
-			for w := range 3 {
+			for w, c := range cfgs {
 				ps := &solvers[w]
-				it := 0
+				it, ref := 0, 0
 				start := cputime.Process()
 				for k, p := range pairs {
 					a, b, ka, kb, sw := orient(p)
 					ps.swapped = sw
-					var res solveResult
-					switch w {
-					case 0:
-						if err := ps.prepare(a, b, &opt); err != nil {
-							t.Fatal(err)
-						}
-						vals[w][k], res = ps.solveValue()
-					case 1:
-						ok, err := ps.prepareKron(a, b, ka, kb, &op, &opt)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !ok {
-							refused++
-							continue
-						}
-						res = ps.solvePrimal()
-						vals[w][k] = ps.value()
-					case 2:
-						if err := ps.prepare(a, b, &jopt); err != nil {
-							t.Fatal(err)
-						}
-						vals[w][k], res = ps.solveValue()
+					if !c.prep(ps, a, b, ka, kb) {
+						ref++
+						continue
 					}
+					var res solveResult
+					vals[w][k], res = c.solve(ps)
 					it += res.iters
 				}
 				el := cputime.Process() - start
 				if best[w] == 0 || el < best[w] {
 					best[w] = el
 				}
-				iters[w] = it
-			}
-			if r == 0 {
-				// The products alone: each pair's iteration count of mulW.
-				ps := &solvers[1]
-				x := make([]float64, 0)
-				y := make([]float64, 0)
-				start := cputime.Process()
+				iters[w], refused[w] = it, ref
+				if r > 0 {
+					continue
+				}
+				// The set-up alone, then 16 products per pair.
+				start = cputime.Process()
 				for _, p := range pairs {
 					a, b, ka, kb, sw := orient(p)
 					ps.swapped = sw
-					if ok, _ := ps.prepareKron(a, b, ka, kb, &op, &opt); !ok {
+					c.prep(ps, a, b, ka, kb)
+				}
+				setup[w] = cputime.Process() - start
+				start = cputime.Process()
+				for _, p := range pairs {
+					a, b, ka, kb, sw := orient(p)
+					ps.swapped = sw
+					if !c.prep(ps, a, b, ka, kb) {
 						continue
 					}
 					n := a.g.N * b.g.N
 					x, y = grow(x, n), grow(y, n)
 					for range 16 {
-						op.mulW(y, x)
+						ps.w.mulW(y, x)
 					}
-					prods += 16
 				}
-				prodTime = cputime.Process() - start
+				prod[w] = cputime.Process() - start - setup[w]
 			}
-		}
-		worst := [2]float64{}
-		for k := range pairs {
-			for w := 1; w < 3; w++ {
-				worst[w-1] = max(worst[w-1], math.Abs(vals[w][k]-vals[0][k])/math.Abs(vals[0][k]))
+			if r == 0 {
+				// Jacobi iterations to √(dual τ) per column.
+				ps := &solvers[3]
+				for _, p := range pairs {
+					a, b, _, _, sw := orient(p)
+					ps.swapped = sw
+					if err := ps.prepare(a, b, &jopt); err != nil {
+						t.Fatal(err)
+					}
+					halfIters += ps.cg(ps.primalRHS(), ps.sol, math.Sqrt(dualTolPerAccuracy*opt.Accuracy), opt.MaxIter).iters
+				}
 			}
 		}
 		np := float64(len(pairs))
 		ns := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / np }
-		t.Logf("%s: %d pairs (%d sides), best of %d, process CPU time per pair (%d refused by the prototype):", name, len(pairs), len(xs.sides), rounds, refused/rounds)
-		t.Logf("  today (auto: SGS, dual value)  %8.0f ns/pair  %5.2f iters/pair (lockstep)", ns(best[0]), float64(iters[0])/np)
-		t.Logf("  Kronecker-Jacobi               %8.0f ns/pair  %5.2f iters/pair  speedup ×%.2f", ns(best[1]), float64(iters[1])/np, best[0].Seconds()/best[1].Seconds())
-		t.Logf("  edge-pair Jacobi (SolverJacobi) %7.0f ns/pair  %5.2f iters/pair", ns(best[2]), float64(iters[2])/np)
-		t.Logf("  Kronecker product mulW alone: %.0f ns (incl. set-up/16 per pair); max rel diff vs today: Kronecker %.2g, Jacobi %.2g", float64(prodTime.Nanoseconds())/float64(prods), worst[0], worst[1])
-		if worst[0] > opt.Accuracy {
-			t.Errorf("%s: Kronecker-Jacobi differs from today's values by %.3g relative", name, worst[0])
+		t.Logf("%s: %d pairs of %d distinct graphs (mean n %.1f, nnz %.1f), best of %d, process CPU time per pair:",
+			name, len(pairs), len(xs.sides), sumN/float64(len(adj)), sumNNZ/float64(len(adj)), rounds)
+		for w, c := range cfgs {
+			worst := 0.0
+			for k := range pairs {
+				worst = max(worst, math.Abs(vals[w][k]-vals[0][k])/math.Abs(vals[0][k]))
+			}
+			t.Logf("  %-36s %8.0f ns/pair  ×%.2f  %5.2f iters  set-up %6.0f ns  product %6.0f ns  max rel diff %.2g  refused %d",
+				c.name, ns(best[w]), best[0].Seconds()/best[w].Seconds(), float64(iters[w])/np, ns(setup[w]), ns(prod[w])/16, worst, refused[w])
+			if w > 0 && worst > opt.Accuracy {
+				t.Errorf("%s: %s differs from today's values by %.3g relative", name, c.name, worst)
+			}
 		}
+		t.Logf("  Jacobi iterations per column to √(%g·accuracy): %.2f", dualTolPerAccuracy, float64(halfIters)/np)
+		// CG's vector work per Jacobi iteration, from the edge-pair Jacobi
+		// run: its time less its set-up and products. With it, the bound of
+		// any Jacobi path: set-up and vector work with a free product.
+		vw := (ns(best[3]) - ns(setup[3]) - float64(iters[3])/np*ns(prod[3])/16) / (float64(iters[3]) / np)
+		free := ns(setup[2]) + float64(iters[2])/np*vw
+		t.Logf("  CG vector work per Jacobi iteration ≈ %.0f ns; Kronecker-Jacobi with a free product ≈ %.0f ns/pair (×%.2f today)",
+			vw, free, ns(best[0])/free)
+	}
+}
+
+// BenchmarkKronMulW is one product of a MUTAG-sized pair (BenchmarkMulWMUTAG's)
+// with the Kronecker-factored operator.
+func BenchmarkKronMulW(b *testing.B) {
+	gs := mutagFull(b)
+	a, c := newSide(gs[0], nil, defaultPackMinEdges), newSide(gs[1], nil, defaultPackMinEdges)
+	ka, kc := newKronAdj(&a), newKronAdj(&c)
+	opt, _ := labelOptions(0.01).resolve()
+	for _, flat := range []bool{false, true} {
+		b.Run(fmt.Sprint("flat=", flat), func(b *testing.B) {
+			var ps pairSolver
+			op := kronOperator{flat: flat}
+			if ok, err := ps.prepareKron(&a, &c, &ka, &kc, &op, &opt); !ok || err != nil {
+				b.Fatal(ok, err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				op.mulW(ps.ap, ps.t)
+			}
+			b.ReportMetric(float64(a.g.N), "n")
+			b.ReportMetric(float64(c.g.N), "n'")
+			b.ReportMetric(float64(len(a.g.Col)), "nnz")
+			b.ReportMetric(float64(len(c.g.Col)), "nnz'")
+			b.ReportMetric(float64(op.nslot), "classes")
+		})
 	}
 }
