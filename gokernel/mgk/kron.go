@@ -106,6 +106,9 @@ type kronOperator struct {
 	nslot   int
 	// rtot holds R, rs the R_c one after another (nslot of them).
 	rtot, rs []float64
+	// rtotBuf and rsBuf own rtot's and rs's memory when they are not views
+	// of fs.
+	rtotBuf, rsBuf []float64
 	// flat selects the flat gather (mulWFlat) over H's undirected edges:
 	// eoff is each edge's slot offset in fs, which holds nslot+1 slots, the
 	// last for the edges of no class; R is their sum.
@@ -228,8 +231,8 @@ func (o *kronOperator) reset(g, h *kronAdj, ke []float64, lg, lh int) bool {
 		}
 	}
 	nn := o.n * o.stride
-	o.rtot = growF(o.rtot, nn)
-	o.rs = growF(o.rs, o.nslot*nn)
+	o.rtotBuf, o.rsBuf = growF(o.rtotBuf, nn), growF(o.rsBuf, o.nslot*nn)
+	o.rtot, o.rs = o.rtotBuf, o.rsBuf
 	if o.flat {
 		o.fs = growF(o.fs, (o.nslot+1)*nn)
 		o.eoff = o.eoff[:0]

@@ -23,6 +23,9 @@ import (
 func TestKronOperator(t *testing.T) {
 	gs := testGraphs(t)
 	rng := rand.New(rand.NewPCG(5, 6))
+	// One operator of each kind across all pairs: reset must leave no state
+	// of the previous pair behind.
+	ops := []*kronOperator{{}, {flat: true}}
 	for _, ek := range []microkernel.Kernel{
 		&microkernel.KroneckerDelta{H: 0.3, Col: 0, Width: 1},
 		&microkernel.KroneckerDelta{H: 0, Col: 0, Width: 1},
@@ -33,10 +36,10 @@ func TestKronOperator(t *testing.T) {
 			for _, h := range gs {
 				a, b := newSide(g, nil, 1), newSide(h, nil, 1)
 				ka, kb := newKronAdj(&a), newKronAdj(&b)
-				for _, flat := range []bool{false, true} {
+				for _, op := range ops {
+					flat := op.flat
 					var ps pairSolver
-					op := kronOperator{flat: flat}
-					ok, err := ps.prepareKron(&a, &b, &ka, &kb, &op, &opt)
+					ok, err := ps.prepareKron(&a, &b, &ka, &kb, op, &opt)
 					if err != nil || !ok {
 						t.Fatalf("%T: prepareKron: %v, %v", ek, ok, err)
 					}
