@@ -286,32 +286,8 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	}
 
 	scale := 1 / ((1 - opt.Q) * (1 - opt.Q))
-	// κv (and √κv) once per pair of node labels, from the call's table
-	// when it has one.
-	lg, lh := len(a.nrep), len(b.nrep)
-	ps.kv, ps.skv = grow(ps.kv, lg*lh), grow(ps.skv, lg*lh)
-	if t := ps.nodeTable(a, b); t != nil {
-		for la, ga := range a.ngl {
-			for lb, gb := range b.ngl {
-				e := t.at(ga, gb, ps.swapped)
-				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = t.val[e], t.root[e]
-			}
-		}
-	} else {
-		for la := range lg {
-			gi := g.Node(int(a.nrep[la]))
-			for lb := range lh {
-				v := opt.NodeKernel.Eval(gi, h.Node(int(b.nrep[lb])))
-				if !(v >= 0) || math.IsInf(v, 0) {
-					return fmt.Errorf("mgk: node kernel gave %v for nodes %d and %d; it must be finite and non-negative", v, a.nrep[la], b.nrep[lb])
-				}
-				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = v, math.Sqrt(v)
-			}
-		}
-	}
-	ps.vPos = true
-	for _, v := range ps.kv[:lg*lh] {
-		ps.vPos = ps.vPos && v > 0
+	if err := ps.nodeKernels(a, b, opt); err != nil {
+		return err
 	}
 	ps.fill(scale)
 
@@ -320,23 +296,8 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 	if cached {
 		// The edge kernel is evaluated once per pair of undirected edges into
 		// a table with the weights folded in.
-		// κe once per pair of edge labels.
-		lg, lh := len(a.erep), len(b.erep)
-		ps.ke = grow(ps.ke, lg*lh)
-		if t := ps.edgeTable(a, b); t != nil {
-			for la, ga := range a.egl {
-				for lb, gb := range b.egl {
-					ps.ke[la*lh+lb] = t.val[t.at(ga, gb, ps.swapped)]
-				}
-			}
-		} else {
-			for la := range lg {
-				ge := g.Edge(int(a.erep[la]))
-				for lb := range lh {
-					ps.ke[la*lh+lb] = opt.EdgeKernel.Eval(ge, h.Edge(int(b.erep[lb])))
-				}
-			}
-		}
+		ps.edgeKernels(a, b, opt)
+		lh := len(b.erep)
 		ps.cache = grow(ps.cache, mg*mh)
 		hw, hl := h.Weight[:mh], b.elab[:mh]
 		for e := 0; e < mg; e++ {
@@ -387,6 +348,60 @@ func (ps *pairSolver) prepare(a, b *side, opt *Options) error {
 		ps.prepareSGS()
 	}
 	return nil
+}
+
+// nodeKernels sets kv = κv and skv = √κv per pair of node labels of (a, b),
+// from the call's table when it has one, and vPos.
+func (ps *pairSolver) nodeKernels(a, b *side, opt *Options) error {
+	g, h := a.g, b.g
+	lg, lh := len(a.nrep), len(b.nrep)
+	ps.kv, ps.skv = grow(ps.kv, lg*lh), grow(ps.skv, lg*lh)
+	if t := ps.nodeTable(a, b); t != nil {
+		for la, ga := range a.ngl {
+			for lb, gb := range b.ngl {
+				e := t.at(ga, gb, ps.swapped)
+				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = t.val[e], t.root[e]
+			}
+		}
+	} else {
+		for la := range lg {
+			gi := g.Node(int(a.nrep[la]))
+			for lb := range lh {
+				v := opt.NodeKernel.Eval(gi, h.Node(int(b.nrep[lb])))
+				if !(v >= 0) || math.IsInf(v, 0) {
+					return fmt.Errorf("mgk: node kernel gave %v for nodes %d and %d; it must be finite and non-negative", v, a.nrep[la], b.nrep[lb])
+				}
+				ps.kv[la*lh+lb], ps.skv[la*lh+lb] = v, math.Sqrt(v)
+			}
+		}
+	}
+	ps.vPos = true
+	for _, v := range ps.kv[:lg*lh] {
+		ps.vPos = ps.vPos && v > 0
+	}
+	return nil
+}
+
+// edgeKernels sets ke = κe per pair of edge labels of (a, b), from the
+// call's table when it has one.
+func (ps *pairSolver) edgeKernels(a, b *side, opt *Options) {
+	g, h := a.g, b.g
+	lg, lh := len(a.erep), len(b.erep)
+	ps.ke = grow(ps.ke, lg*lh)
+	if t := ps.edgeTable(a, b); t != nil {
+		for la, ga := range a.egl {
+			for lb, gb := range b.egl {
+				ps.ke[la*lh+lb] = t.val[t.at(ga, gb, ps.swapped)]
+			}
+		}
+	} else {
+		for la := range lg {
+			ge := g.Edge(int(a.erep[la]))
+			for lb := range lh {
+				ps.ke[la*lh+lb] = opt.EdgeKernel.Eval(ge, h.Edge(int(b.erep[lb])))
+			}
+		}
+	}
 }
 
 // fill sets v = κv, s = √κv, dd = d⊗d'/(1−q)² (scale = 1/(1−q)²) and the
