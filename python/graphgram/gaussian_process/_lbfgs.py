@@ -9,8 +9,16 @@ import scipy.optimize
 
 __all__ = ["LBFGS", "minimize"]
 
-def minimize(obj_func, initial_theta, bounds, max_iter=None, warning=RuntimeWarning, stacklevel=1):
+def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=5, warning=RuntimeWarning,
+             stacklevel=1):
     """Minimize ``obj_func`` with L-BFGS-B by scikit-learn's optimizer protocol.
+
+    Besides L-BFGS-B's own tests (a projected gradient near zero, a relative
+    reduction near machine precision: scikit-learn's), ``tol`` ends the
+    minimization once the value has gone down by less than ``tol`` over the
+    last ``patience`` iterations: a log marginal likelihood that moves in its
+    fourth digit for dozens of evaluations changes nothing that matters, and
+    each evaluation of a graph kernel's may take minutes.
 
     Parameters
     ----------
@@ -21,6 +29,11 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, warning=RuntimeWarn
     bounds : ndarray of shape (n_dims, 2)
     max_iter : int or None, default=None
         L-BFGS-B iterations; None leaves scipy's default (15000, scikit-learn's too).
+    tol : float or None, default=None
+        Stop when ``patience`` iterations lowered the value by less than this
+        (for a Gaussian process: nats of log marginal likelihood); None: never.
+    patience : int, default=5
+        The iterations ``tol`` looks back over.
     warning : type of Warning, default=RuntimeWarning
         The category of the warning issued when L-BFGS-B stops without converging.
     stacklevel : int, default=1
@@ -32,9 +45,19 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, warning=RuntimeWarn
     func_min : float
     """
     options = {} if max_iter is None else {"maxiter": max_iter}
+    values = []  # the value after each iteration (L-BFGS-B's iterates only go down)
+
+    def settled():
+        return tol is not None and len(values) > patience and values[-1 - patience] - values[-1] < tol
+
+    def callback(intermediate_result):
+        values.append(float(intermediate_result.fun))
+        if settled():
+            raise StopIteration
+
     res = scipy.optimize.minimize(obj_func, initial_theta, method="L-BFGS-B", jac=True, bounds=bounds,
-                                  options=options)
-    if not res.success:
+                                  options=options, callback=callback)
+    if not res.success and not settled():
         warnings.warn("L-BFGS-B stopped: %s" % (res.message,), warning, stacklevel=stacklevel + 1)
     return res.x, res.fun
 
@@ -53,6 +76,12 @@ class LBFGS:
     ----------
     max_iter : int, default=15000
         L-BFGS-B iterations, as scikit-learn's default.
+    tol : float or None, default=0.05
+        Stop when the log marginal likelihood rose by less than ``tol`` (nats)
+        over the last ``patience`` iterations, besides L-BFGS-B's own tests;
+        None: only those, as scikit-learn's optimizer.
+    patience : int, default=5
+        The iterations ``tol`` looks back over.
     verbose : bool, default=True
         Print one line per evaluation.
     file : file object, default=None
@@ -66,8 +95,10 @@ class LBFGS:
         (log marginal likelihood, seconds) per evaluation of the last optimization.
     """
 
-    def __init__(self, max_iter=15000, verbose=True, file=None):
+    def __init__(self, max_iter=15000, tol=0.05, patience=5, verbose=True, file=None):
         self.max_iter = max_iter
+        self.tol = tol
+        self.patience = patience
         self.verbose = verbose
         self.file = file
 
@@ -86,7 +117,9 @@ class LBFGS:
                       file=self.file or sys.stderr, flush=True)
             return value, grad
 
-        return minimize(report, initial_theta, bounds, max_iter=self.max_iter, warning=RuntimeWarning, stacklevel=2)
+        return minimize(report, initial_theta, bounds, max_iter=self.max_iter, tol=self.tol, patience=self.patience,
+                        warning=RuntimeWarning, stacklevel=2)
 
     def __repr__(self):
-        return "LBFGS(max_iter=%r, verbose=%r)" % (self.max_iter, self.verbose)
+        return "LBFGS(max_iter=%r, tol=%r, patience=%r, verbose=%r)" % (self.max_iter, self.tol, self.patience,
+                                                                       self.verbose)

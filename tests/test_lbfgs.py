@@ -1,0 +1,69 @@
+"""graphgram's L-BFGS-B driver: its stopping rule on a settled value, and LBFGS on a graph GP."""
+
+import csv
+import io
+import warnings
+
+import numpy as np
+import pytest
+import scipy.optimize
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+
+from graphgram import molecular_kernel, molecules
+from graphgram.gaussian_process import LBFGS
+from graphgram.gaussian_process._lbfgs import minimize
+
+from conftest import dataset_dir
+
+
+def rosenbrock(x):
+    return scipy.optimize.rosen(x), scipy.optimize.rosen_der(x)
+
+
+def test_tol_stops_once_the_value_has_settled():
+    seen = []
+
+    def f(x):
+        seen.append(rosenbrock(x)[0])
+        return rosenbrock(x)
+
+    x0, bounds = np.array([-1.2, 1.0, -0.5, 0.8]), np.array([[-2.0, 2.0]] * 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a stop by tol is not a failure to converge
+        x_full, f_full = minimize(f, x0, bounds)
+        n_full = len(seen)
+        seen.clear()
+        x_tol, f_tol = minimize(f, x0, bounds, tol=1e-3, patience=3)
+    assert len(seen) < n_full
+    assert f_full <= f_tol < f_full + 0.05  # close to the optimum (0): the last steps were small
+    # The rule, checked on the iterates scipy reports for the same start:
+    its = []
+    scipy.optimize.minimize(rosenbrock, x0, method="L-BFGS-B", jac=True, bounds=bounds,
+                            callback=lambda intermediate_result: its.append(intermediate_result.fun))
+    k = next(i for i in range(3, len(its)) if its[i - 3] - its[i] < 1e-3)
+    assert f_tol == pytest.approx(its[k], rel=1e-12)
+
+
+def test_no_tol_is_scipys_minimization():
+    x0, bounds = np.array([-1.2, 1.0]), np.array([[-2.0, 2.0]] * 2)
+    res = scipy.optimize.minimize(rosenbrock, x0, method="L-BFGS-B", jac=True, bounds=bounds)
+    x, fun = minimize(rosenbrock, x0, bounds)
+    np.testing.assert_array_equal(x, res.x)
+    assert fun == res.fun
+
+
+def test_lbfgs_on_a_graph_gp_needs_fewer_evaluations_for_the_same_fit():
+    rows = list(csv.DictReader(open(dataset_dir("ESOL") / "delaney-processed.csv")))[:60]
+    graphs = [molecules.from_smiles(r["smiles"]) for r in rows]
+    y = np.array([float(r["measured log solubility in mols per litre"]) for r in rows])
+    fits = {}
+    for tol in (None, 0.05):
+        opt = LBFGS(tol=tol, file=io.StringIO())
+        kernel = ConstantKernel() * molecular_kernel(verbose=False) + WhiteKernel(0.1, (1e-4, 1.0))
+        gp = GaussianProcessRegressor(kernel, normalize_y=True, optimizer=opt).fit(graphs, y)
+        fits[tol] = (opt.n_evaluations_, gp.log_marginal_likelihood_value_)
+    (n_full, lml_full), (n_tol, lml_tol) = fits[None], fits[0.05]
+    assert n_tol < n_full
+    # Stopped where 5 iterations gained less than 0.05 nats; the rest of the full fit gained little.
+    assert lml_full - 0.5 < lml_tol <= lml_full + 1e-6
