@@ -1,8 +1,9 @@
 """Low-rank Gaussian processes on QM7: accuracy and time against m, beside the exact GP.
 
 On QM7 (7,165 molecules, atomization energies in kcal/mol, SMILES from
-$GRAPHGRAM_DATASETS/QM7/qm7.csv), one seeded random 80/20 split, targets
-standardized by the GP (``normalize_y``):
+$GRAPHGRAM_DATASETS/QM7/qm7.csv; ``--set druglike``: drug-size molecules of
+27 heavy atoms on average made by _druglike.py, with their Crippen logP), one
+seeded random 80/20 split, targets standardized by the GP (``normalize_y``):
 
 - ``lowrank``: ``LowRankGaussianProcessRegressor(LowRankGraphKernel(molecular_kernel(),
   inducing=m))`` — the GP of ``ConstantKernel() * LowRankGraphKernel(...) +
@@ -42,6 +43,9 @@ low-rank fit on 2 cores) takes hours; a smoke run takes a minute or two:
     nice .venv/bin/python benchmarks/bench_lowrank.py --evaluation --n 2500 --m 200 --fitc
     nice .venv/bin/python benchmarks/bench_lowrank.py --m 100 200 500 1000 2000 --exact-n 1000 2000 3000 --refit
 
+Every fit uses ``LBFGS(max_iter=--maxiter, tol=--tol)``: ``--tol none`` is
+scikit-learn's stopping rule, the default 0.05 graphgram's (docs/gaussian_processes.md).
+
 ``$GRAPHGRAM_PYTHON`` names another build's ``python/`` folder to measure
 instead of this checkout's (old against new).
 """
@@ -65,6 +69,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: E402
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel  # noqa: E402
 
 from _common import machine  # noqa: E402
+from _druglike import druglike  # noqa: E402
 # graphgram before bench_molecules, which puts this checkout's python/ first.
 from graphgram import molecular_kernel  # noqa: E402
 from graphgram.gaussian_process import (LBFGS, LowRankGaussianProcessRegressor,  # noqa: E402
@@ -77,17 +82,20 @@ from bench_molecules import Tanimoto, fingerprints, load, rmse  # noqa: E402
 SIGNAL, SIGNAL_BOUNDS, NOISE, NOISE_BOUNDS = 1.0, (1e-3, 1e3), 0.1, (1e-6, 10.0)
 
 
+TOL = 0.05  # LBFGS's stopping rule (--tol)
+
+
 def gp_model(kernel, maxiter, verbose):
     k = ConstantKernel(SIGNAL, SIGNAL_BOUNDS) * kernel + WhiteKernel(NOISE, NOISE_BOUNDS)
-    return GaussianProcessRegressor(k, optimizer=LBFGS(max_iter=maxiter, verbose=verbose), normalize_y=True,
-                                    random_state=0)
+    return GaussianProcessRegressor(k, optimizer=LBFGS(max_iter=maxiter, tol=TOL, verbose=verbose),
+                                    normalize_y=True, random_state=0)
 
 
 def low_rank_model(kernel, maxiter, verbose):
     """The same model as gp_model(kernel) for a LowRankGraphKernel, in O(n·m²) per evaluation."""
     return LowRankGaussianProcessRegressor(kernel, signal=SIGNAL, signal_bounds=SIGNAL_BOUNDS, noise=NOISE,
                                            noise_bounds=NOISE_BOUNDS, normalize_y=True,
-                                           optimizer=LBFGS(max_iter=maxiter, verbose=verbose))
+                                           optimizer=LBFGS(max_iter=maxiter, tol=TOL, verbose=verbose))
 
 
 def one_evaluation(kernel, Xtr, ytr, sklearn_too):
@@ -159,7 +167,9 @@ def fit_and_score(name, gp, Xtr, ytr, Xte, yte, **extra):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=0, help="molecules of QM7 used (0 = all 7,165)")
+    ap.add_argument("--set", default="QM7", choices=["QM7", "druglike"])
+    ap.add_argument("--n", type=int, default=0, help="molecules used (0 = all 7,165 of QM7; druglike needs n)")
+    ap.add_argument("--tol", default="0.05", help="LBFGS's tol (nats over 5 iterations), or 'none'")
     ap.add_argument("--m", type=int, nargs="*", default=[100, 200, 500, 1000, 2000], help="inducing graphs")
     ap.add_argument("--method", default="kmeans++", choices=["kmeans++", "pivoted_cholesky", "random"])
     ap.add_argument("--fitc", action="store_true", help="the FITC diagonal correction")
@@ -178,14 +188,22 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(HERE / "results" / "lowrank.json"))
     args = ap.parse_args()
+    global TOL
+    TOL = None if args.tol.lower() == "none" else float(args.tol)
 
-    smiles, y, total = load("QM7", args.n, args.seed)
+    if args.set == "druglike":
+        if not args.n:
+            ap.error("--set druglike needs --n")
+        smiles, y = druglike(args.n, args.seed)
+        total = args.n
+    else:
+        smiles, y, total = load("QM7", args.n, args.seed)
     graphs = [from_smiles(s) for s in smiles]
     perm = np.random.default_rng(1000).permutation(len(y))
     cut = int(round(0.8 * len(y)))
     tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
     Xtr, Xte = [graphs[i] for i in tr], [graphs[i] for i in te]
-    head = {"set": "QM7", "n": len(y), "of": total, "machine": machine(), "seed": args.seed}
+    head = {"set": args.set, "n": len(y), "of": total, "machine": machine(), "seed": args.seed, "tol": TOL}
     print(json.dumps(head), flush=True)
     rows = [head]
 
