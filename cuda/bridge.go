@@ -95,16 +95,34 @@ type library struct {
 	calls sync.Mutex
 }
 
-// Test hooks: ggc_mgk_options.flags, mem_limit, blocks and stage_limit of
-// every call, and the number of marginalized-kernel library calls made
-// (splits show as more).
-var (
-	testFlags      int32
-	testMemLimit   int64
-	testBlocks     int32
-	testStageLimit int32
-	libCalls       atomic.Int64
-)
+// callOptions are the settings of one call that the exported functions leave
+// at their defaults and tests set, call by call (never through package state,
+// so that tests may run in parallel): the library's test options, a bound on
+// the marginalized kernel's launches, and a count of library calls.
+type callOptions struct {
+	// flags, blocks, stageLimit and memLimit are ggc_mgk_options.flags,
+	// blocks, stage_limit and mem_limit; blocks and memLimit are also
+	// ggc_sp_options' and memLimit ggc_explicit_options' (0: the library's
+	// choice).
+	flags, blocks, stageLimit int32
+	memLimit                  int64
+	// panel is ggc_explicit_options.panel: 0 lets the library's cost model
+	// choose the dense panel, > 0 forces that many columns into it, < 0 none.
+	panel int32
+	// launchTerms bounds the work of one marginalized-kernel launch as
+	// LaunchTerms does: 0 takes LaunchTerms, < 0 disables the split.
+	launchTerms int64
+	// calls, when not nil, counts the library calls made (splits show as
+	// more).
+	calls *atomic.Int64
+}
+
+// counted records one library call.
+func (co *callOptions) counted() {
+	if co.calls != nil {
+		co.calls.Add(1)
+	}
+}
 
 // resetLibrary forgets the loaded library (tests).
 func resetLibrary() {
@@ -272,7 +290,7 @@ func MarginalizedGram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric
 // (nil: not wanted). When device memory runs out the work is split into
 // blocks of the Gram matrix and each block solved in turn.
 func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
-	return gram(X, Y, startX, startY, symmetric, opt, device, prec, out, nil, iters, stats)
+	return gram(callOptions{}, X, Y, startX, startY, symmetric, opt, device, prec, out, nil, iters, stats)
 }
 
 // MarginalizedGramGrad is mgk.GramGrad on CUDA device device: out as
@@ -285,11 +303,12 @@ func MarginalizedGramStats(X, Y []*graph.Graph, startX, startY [][]float64, symm
 // (both at least Float32MinTol in float32). Errors as MarginalizedGram's;
 // device memory exhaustion splits the work the same way.
 func MarginalizedGramGrad(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out, grad []float64, iters []int32) ([]mgk.Unconverged, error) {
-	return gram(X, Y, startX, startY, symmetric, opt, device, prec, out, grad, iters, nil)
+	return gram(callOptions{}, X, Y, startX, startY, symmetric, opt, device, prec, out, grad, iters, nil)
 }
 
-// gram is MarginalizedGramStats, with gradients when grad is non-nil.
-func gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out, grad []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
+// gram is MarginalizedGramStats with the options co, with gradients when
+// grad is non-nil.
+func gram(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out, grad []float64, iters []int32, stats *Stats) ([]mgk.Unconverged, error) {
 	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, len(out))
 	if err != nil {
 		return nil, err
@@ -311,7 +330,10 @@ func gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt m
 	if stats != nil {
 		*stats = Stats{}
 	}
-	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, out: out, iters: iters,
+	if co.launchTerms == 0 {
+		co.launchTerms = LaunchTerms
+	}
+	g := &gramCall{co: co, l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, out: out, iters: iters,
 		X: X, Y: Y, sx: startX, sy: startY, ny: len(Y), stats: stats, grad: grad, np: np, adjTol: mgk.JacobiAdjointTolerance(o)}
 	if prec == Float32 {
 		g.adjTol = max(g.adjTol, Float32MinTol)
@@ -345,6 +367,7 @@ func gram(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt m
 // gramCall is one marginalized-kernel call: its options, its inputs and
 // where its results go.
 type gramCall struct {
+	co             callOptions
 	l              *library
 	o              mgk.Options
 	node, edge     *layout.Program
@@ -383,11 +406,12 @@ func pick[T any](s []T, idx []int) []T {
 }
 
 // solve computes the Gram block x × y and scatters it into the full matrix
-// (see pairBlocks). A block whose work exceeds LaunchTerms is split before
-// it is launched; a stopped launch names the device and the block's pairs.
+// (see pairBlocks). A block whose work exceeds the call's launch bound
+// (callOptions.launchTerms) is split before it is launched; a stopped launch
+// names the device and the block's pairs.
 func (g *gramCall) solve(x, y span, symmetric bool) error {
 	n, m := x.len(), y.len()
-	if LaunchTerms > 0 && (n > 1 || m > 1) && launchTerms(g.X, g.Y, x, y, symmetric) > LaunchTerms {
+	if lt := g.co.launchTerms; lt > 0 && (n > 1 || m > 1) && launchTerms(g.X, g.Y, x, y, symmetric) > lt {
 		return errTooLong
 	}
 	out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
@@ -476,8 +500,8 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 		cy = (*C.ggc_graphs)(gy.C())
 	}
 	copt := C.ggc_mgk_options{q: C.double(g.o.Q), tol: C.double(g.o.Tol), lmin: C.int32_t(g.o.Lmin), max_iter: C.int32_t(g.o.MaxIter),
-		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(testFlags), mem_limit: C.int64_t(testMemLimit),
-		blocks: C.int32_t(testBlocks), stage_limit: C.int32_t(testStageLimit), adj_tol: C.double(g.adjTol)}
+		precision: C.int32_t(g.prec), device: C.int32_t(g.device), flags: C.int32_t(g.co.flags), mem_limit: C.int64_t(g.co.memLimit),
+		blocks: C.int32_t(g.co.blocks), stage_limit: C.int32_t(g.co.stageLimit), adj_tol: C.double(g.adjTol)}
 	if symmetric {
 		copt.symmetric = 1
 	}
@@ -491,7 +515,7 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 	p.Pin(&out[0])
 	p.Pin(&iters[0])
 	p.Pin(&resid[0])
-	libCalls.Add(1)
+	g.co.counted()
 	g.l.calls.Lock()
 	var rc C.int
 	if g.nodal != nil {
@@ -568,6 +592,11 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 // not fit, the graph lists are split and the blocks solved in turn. Errors as
 // MarginalizedGram's.
 func MarginalizedNodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	return nodal(callOptions{}, X, Y, startX, startY, symmetric, opt, device, prec, out)
+}
+
+// nodal is MarginalizedNodal with the options co.
+func nodal(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
 	o, node, edge, nc, ec, err := prepare(X, Y, startX, startY, symmetric, opt, prec, -1)
 	if err != nil {
 		return nil, err
@@ -592,7 +621,7 @@ func MarginalizedNodal(X, Y []*graph.Graph, startX, startY [][]float64, symmetri
 	if err != nil {
 		return nil, err
 	}
-	c := &nodalCall{g: &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec,
+	c := &nodalCall{g: &gramCall{co: co, l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec,
 		X: X, Y: Y, sx: startX, sy: startY}, offX: offX, offY: offY, nY: nY, out: out}
 	if err := solveBlocks(c, span{0, len(X)}, span{0, len(Y)}, symmetric); err != nil {
 		return nil, err

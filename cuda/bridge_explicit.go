@@ -24,11 +24,6 @@ import (
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 )
 
-// testPanel is ggc_explicit_options.panel of every call (tests): 0 lets the
-// library's cost model choose the dense panel, > 0 forces that many columns
-// into it, < 0 none.
-var testPanel int32
-
 // ExplicitGram writes K(X[i], Y[j]) to out[i*Y.Rows()+j] on CUDA device
 // device, as sparsegram.Gram does on the CPU: Σ_f X[i][f]·Y[j][f] for
 // sparsegram.SumProduct, Σ_f min(X[i][f], Y[j][f]) for sparsegram.SumMin; with
@@ -40,6 +35,11 @@ var testPanel int32
 // in turn. Errors wrap the package's sentinel errors as MarginalizedGram's
 // do; invalid feature matrices are plain errors, worded as sparsegram's.
 func ExplicitGram(X, Y *sparsegram.Features, symmetric bool, semiring sparsegram.Semiring, device int, out []float64, stats *Stats) error {
+	return explicitGram(callOptions{}, X, Y, symmetric, semiring, device, out, stats)
+}
+
+// explicitGram is ExplicitGram with the options co.
+func explicitGram(co callOptions, X, Y *sparsegram.Features, symmetric bool, semiring sparsegram.Semiring, device int, out []float64, stats *Stats) error {
 	if symmetric {
 		Y = X
 	}
@@ -85,7 +85,7 @@ func ExplicitGram(X, Y *sparsegram.Features, symmetric bool, semiring sparsegram
 	if stats != nil {
 		*stats = Stats{}
 	}
-	c := &explicitCall{fn: fn, l: l, X: X, Y: Y, px: ptr64(X), py: ptr64(Y), semiring: sr, device: device, out: out, ny: ny, stats: stats}
+	c := &explicitCall{co: co, fn: fn, l: l, X: X, Y: Y, px: ptr64(X), py: ptr64(Y), semiring: sr, device: device, out: out, ny: ny, stats: stats}
 	return solveBlocks(c, span{0, nx}, span{0, ny}, symmetric)
 }
 
@@ -100,6 +100,7 @@ func ptr64(f *sparsegram.Features) []int64 {
 
 // explicitCall is one ExplicitGram call.
 type explicitCall struct {
+	co       callOptions
 	fn       unsafe.Pointer
 	l        *library
 	X, Y     *sparsegram.Features
@@ -161,14 +162,14 @@ func (c *explicitCall) call(x0, x1, y0, y1 int, symmetric bool, out []float64) e
 		cy = csr(c.Y, c.py, y0, y1)
 		defer C.free(unsafe.Pointer(cy))
 	}
-	o := C.ggc_explicit_options{device: C.int32_t(c.device), semiring: c.semiring, panel: C.int32_t(testPanel),
-		mem_limit: C.int64_t(testMemLimit)}
+	o := C.ggc_explicit_options{device: C.int32_t(c.device), semiring: c.semiring, panel: C.int32_t(c.co.panel),
+		mem_limit: C.int64_t(c.co.memLimit)}
 	if symmetric {
 		o.symmetric = 1
 	}
 	var st C.ggc_stats
 	var buf [512]C.char
-	libCalls.Add(1)
+	c.co.counted()
 	c.l.calls.Lock()
 	rc := C.gg_explicit_call(c.fn, cx, cy, &o, (*C.double)(cgraphs.Pin(&p, out)), &st, &buf[0], C.size_t(len(buf)))
 	c.l.calls.Unlock()

@@ -38,6 +38,11 @@ import (
 // when not nil, receives the GPU's timings. Errors wrap the package's sentinel
 // errors as MarginalizedGram's do.
 func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, prec Precision, hybrid SPHybrid, out []float64, stats *Stats) error {
+	return shortestPath(callOptions{}, X, Y, symmetric, opt, device, prec, hybrid, out, stats)
+}
+
+// shortestPath is ShortestPathGram with the options co.
+func shortestPath(co callOptions, X, Y []*graph.Graph, symmetric bool, opt spkernel.Options, device int, prec Precision, hybrid SPHybrid, out []float64, stats *Stats) error {
 	if symmetric {
 		Y = X
 	}
@@ -117,7 +122,7 @@ func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options,
 			pairs = append(pairs, [2]int{i, j})
 		}
 	}
-	g := &spCall{fn: fn, l: l, node: &node, length: &length, opt: opt, nc: nc, device: device, prec: prec, stats: stats}
+	g := &spCall{co: co, fn: fn, l: l, node: &node, length: &length, opt: opt, nc: nc, device: device, prec: prec, stats: stats}
 	gpuErr := solveList(span{0, len(pairs)}, func(r span) error { return g.pairs(X, Y, pairs[r.lo:r.hi], out) })
 	wg.Wait()
 	if err := errors.Join(gpuErr, cpuErr); err != nil {
@@ -135,6 +140,7 @@ func ShortestPathGram(X, Y []*graph.Graph, symmetric bool, opt spkernel.Options,
 
 // spCall is the GPU's part of one ShortestPathGram call.
 type spCall struct {
+	co           callOptions
 	fn           unsafe.Pointer
 	l            *library
 	node, length *layout.Program
@@ -187,12 +193,13 @@ func (g *spCall) call(X, Y *layout.SPGraphs, lengths []float64, pairs []int32, o
 	cx, cy := (*C.ggc_sp_graphs)(gx.C()), (*C.ggc_sp_graphs)(gy.C())
 	o := (*C.ggc_sp_options)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ggc_sp_options{}))))
 	defer C.free(unsafe.Pointer(o))
-	o.device, o.blocks, o.num_lengths = C.int32_t(g.device), C.int32_t(testBlocks), C.int32_t(len(lengths))
+	o.device, o.blocks, o.num_lengths = C.int32_t(g.device), C.int32_t(g.co.blocks), C.int32_t(len(lengths))
 	o.precision = C.int32_t(g.prec)
 	o.lengths = (*C.double)(cgraphs.Pin(&p, lengths))
-	o.mem_limit = C.int64_t(testMemLimit)
+	o.mem_limit = C.int64_t(g.co.memLimit)
 	var st C.ggc_stats
 	var buf [512]C.char
+	g.co.counted()
 	g.l.calls.Lock()
 	rc := C.gg_sp_call(g.fn, cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(g.node)), (*C.ggc_mk_program)(unsafe.Pointer(g.length)), o,
 		(*C.int32_t)(cgraphs.Pin(&p, pairs)), C.int64_t(len(pairs)/2), (*C.double)(cgraphs.Pin(&p, out)), &st, &buf[0], C.size_t(len(buf)))

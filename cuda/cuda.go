@@ -68,7 +68,9 @@ var (
 // iterations of ~4 flops per term, 2^27 terms are ~3·10^10 flops, well under
 // a second on any device of compute capability 7.5 or later in float64; the
 // value is a guess to be measured on hardware (cuda/README.md). 0 or less
-// disables the split.
+// disables the split. A call reads it once, when it starts; the package's
+// tests bound one call's launches through that call's own options instead of
+// changing it, so that they may run in parallel.
 var LaunchTerms int64 = 1 << 27
 
 // Device describes one CUDA device.

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,7 +89,9 @@ func cpuReference(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym boo
 	return lastRef.K, lastRef.G
 }
 
-func compare(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) float64 {
+// compare runs MarginalizedGramStats with the options co against mgk.Gram and
+// returns the worst relative error.
+func compare(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) float64 {
 	t.Helper()
 	ny := len(Y)
 	var yArg []*graph.Graph
@@ -108,7 +111,7 @@ func compare(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, op
 	})
 	got := make([]float64, len(want))
 	iters := make([]int32, len(want))
-	bad, err := MarginalizedGramStats(X, yArg, sx, sy, sym, opt, 0, prec, got, iters, nil)
+	bad, err := gram(co, X, yArg, sx, sy, sym, opt, 0, prec, got, nil, iters, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +148,6 @@ func TestGPUDevices(t *testing.T) {
 // kernel, against gokernel/mgk.
 func TestGPUGramAgainstCPU(t *testing.T) {
 	requireGPU(t)
-	defer func() { testFlags = 0 }()
 	X, Y := suiteGraphs()
 	sx := testgraphs.Starts(X, 5)
 	qs := []float64{0.01, 0.1, 0.5}
@@ -161,10 +163,9 @@ func TestGPUGramAgainstCPU(t *testing.T) {
 						for _, flags := range []int32{0, 1} {
 							name := fmt.Sprintf("%s/q=%g/lmin=%d/sym=%v/p%d/noTable=%d", ks.Name, q, lmin, sym, prec, flags)
 							t.Run(name, func(t *testing.T) {
-								testFlags = flags
 								o := opt
 								o.Q, o.Lmin = q, lmin
-								w := compare(t, X, Y, sx, nil, sym, o, prec)
+								w := compare(t, callOptions{flags: flags}, X, Y, sx, nil, sym, o, prec)
 								t.Logf("worst relative error %.2g", w)
 							})
 						}
@@ -179,30 +180,27 @@ func TestGPUGramAgainstCPU(t *testing.T) {
 // memory limit that forces many chunks and the Go side's splitting.
 func TestGPUPersistentAndChunks(t *testing.T) {
 	requireGPU(t)
-	defer func() { testBlocks, testMemLimit = 0, 0 }()
 	X, Y := suiteGraphs()
 	opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.05}
-	testBlocks = 1
-	compare(t, X, Y, nil, nil, false, opt, Float64)
-	testBlocks = 0
+	compare(t, callOptions{blocks: 1}, X, Y, nil, nil, false, opt, Float64)
 	// Each pair's work space (7 vectors and the class table) fits beside
 	// its graphs; the whole call does not.
 	for _, y := range [][]*graph.Graph{nil, Y} {
-		testMemLimit = splittingLimit(t, X, y, 7, 1, 0)
+		co := callOptions{memLimit: splittingLimit(t, X, y, 7, 1, 0)}
 		var st Stats
 		sym := y == nil
 		out := make([]float64, len(X)*len(X))
 		if !sym {
 			out = make([]float64, len(X)*len(y))
 		}
-		if _, err := MarginalizedGramStats(X, y, nil, nil, sym, opt, 0, Float64, out, nil, &st); err != nil {
+		if _, err := gram(co, X, y, nil, nil, sym, opt, 0, Float64, out, nil, nil, &st); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("symmetric %v, mem_limit %d: %d batches", sym, testMemLimit, st.Batches)
+		t.Logf("symmetric %v, mem_limit %d: %d batches", sym, co.memLimit, st.Batches)
 		if st.Batches < 2 {
-			t.Errorf("symmetric %v: mem_limit %d did not split the work", sym, testMemLimit)
+			t.Errorf("symmetric %v: mem_limit %d did not split the work", sym, co.memLimit)
 		}
-		compare(t, X, y, nil, nil, sym, opt, Float64)
+		compare(t, co, X, y, nil, nil, sym, opt, Float64)
 	}
 }
 
@@ -269,7 +267,7 @@ func pairWork(t *testing.T, X, Y []*graph.Graph, vectors, tables int64) func(i, 
 // a residual of 1e-12 (float32: Float32MinTol on the device), and returns the
 // worst K and gradient errors. Bounds: K 1e-9 and gradients 1e-6 in float64,
 // 1e-4 and 1e-3 in float32 (cuda/README.md).
-func compareGrad(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) (wk, wg float64) {
+func compareGrad(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) (wk, wg float64) {
 	t.Helper()
 	ny := len(Y)
 	var yArg []*graph.Graph
@@ -289,7 +287,7 @@ func compareGrad(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool
 		return K0, G0, err
 	})
 	K, G, iters := make([]float64, len(K0)), make([]float64, len(G0)), make([]int32, len(K0))
-	bad, err := MarginalizedGramGrad(X, yArg, sx, sy, sym, opt, 0, prec, K, G, iters)
+	bad, err := gram(co, X, yArg, sx, sy, sym, opt, 0, prec, K, G, iters, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +315,6 @@ func compareGrad(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool
 // probabilities, both precisions and both κe paths, against mgk.GramGrad.
 func TestGPUGradAgainstCPU(t *testing.T) {
 	requireGPU(t)
-	defer func() { testFlags = 0 }()
 	X, Y := suiteGraphs()
 	sx := testgraphs.Starts(X, 5)
 	qs := []float64{0.01, 0.1, 0.5}
@@ -336,10 +333,9 @@ func TestGPUGradAgainstCPU(t *testing.T) {
 						for _, flags := range []int32{0, 1} {
 							name := fmt.Sprintf("%s/q=%g/lmin=%d/sym=%v/p%d/noTable=%d", ks.Name, q, lmin, sym, prec, flags)
 							t.Run(name, func(t *testing.T) {
-								testFlags = flags
 								o := opt
 								o.Q, o.Lmin = q, lmin
-								wk, wg := compareGrad(t, X, Y, sx, nil, sym, o, prec)
+								wk, wg := compareGrad(t, callOptions{flags: flags}, X, Y, sx, nil, sym, o, prec)
 								t.Logf("worst relative error K %.2g, gradient %.2g", wk, wg)
 							})
 						}
@@ -355,31 +351,28 @@ func TestGPUGradAgainstCPU(t *testing.T) {
 // class tables a pair).
 func TestGPUGradChunks(t *testing.T) {
 	requireGPU(t)
-	defer func() { testBlocks, testMemLimit = 0, 0 }()
 	X, Y := suiteGraphs()
 	opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.05, Lmin: 1}
-	testBlocks = 1
-	compareGrad(t, X, Y, nil, nil, false, opt, Float64)
-	testBlocks = 0
+	compareGrad(t, callOptions{blocks: 1}, X, Y, nil, nil, false, opt, Float64)
 	np := mgk.NumParams(opt)
 	// Each pair's work space (8 vectors and two class tables) fits beside
 	// its graphs; the whole call does not.
 	for _, y := range [][]*graph.Graph{nil, Y} {
-		testMemLimit = splittingLimit(t, X, y, 8, 2, int64(np))
+		co := callOptions{memLimit: splittingLimit(t, X, y, 8, 2, int64(np))}
 		sym, ny := y == nil, len(y)
 		if sym {
 			ny = len(X)
 		}
 		out, grad := make([]float64, len(X)*ny), make([]float64, len(X)*ny*np)
 		var st Stats
-		if _, err := gram(X, y, nil, nil, sym, opt, 0, Float64, out, grad, nil, &st); err != nil {
+		if _, err := gram(co, X, y, nil, nil, sym, opt, 0, Float64, out, grad, nil, &st); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("symmetric %v, mem_limit %d: %d batches", sym, testMemLimit, st.Batches)
+		t.Logf("symmetric %v, mem_limit %d: %d batches", sym, co.memLimit, st.Batches)
 		if st.Batches < 2 {
-			t.Errorf("symmetric %v: mem_limit %d did not split the work", sym, testMemLimit)
+			t.Errorf("symmetric %v: mem_limit %d did not split the work", sym, co.memLimit)
 		}
-		compareGrad(t, X, y, nil, nil, sym, opt, Float64)
+		compareGrad(t, co, X, y, nil, nil, sym, opt, Float64)
 	}
 }
 
@@ -387,7 +380,7 @@ func TestGPUGradChunks(t *testing.T) {
 // of 1e-12, float32 Float32MinTol on the device) and returns the worst error
 // |got − want| / (|want| + 1e-3·max|want|); bounds 1e-9 (float64) and 1e-4
 // (float32).
-func compareNodal(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) float64 {
+func compareNodal(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) float64 {
 	t.Helper()
 	var yArg []*graph.Graph
 	ys := X
@@ -412,7 +405,7 @@ func compareNodal(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym boo
 	for k := range got {
 		got[k] = math.NaN() // every entry must be written
 	}
-	bad, err := MarginalizedNodal(X, yArg, sx, sy, sym, opt, 0, prec, got)
+	bad, err := nodal(co, X, yArg, sx, sy, sym, opt, 0, prec, got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +431,6 @@ func compareNodal(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym boo
 // against mgk.Nodal, and under a memory limit that splits the matrix.
 func TestGPUNodal(t *testing.T) {
 	requireGPU(t)
-	defer func() { testFlags, testMemLimit = 0, 0 }()
 	X, Y := suiteGraphs()
 	sx := testgraphs.Starts(X, 5)
 	for _, ks := range testgraphs.KernelSets {
@@ -451,17 +443,15 @@ func TestGPUNodal(t *testing.T) {
 							continue
 						}
 						t.Run(fmt.Sprintf("%s/lmin=%d/sym=%v/p%d/noTable=%d", ks.Name, lmin, sym, prec, flags), func(t *testing.T) {
-							testFlags = flags
 							o := opt
 							o.Lmin = lmin
-							t.Logf("worst error %.2g", compareNodal(t, X, Y, sx, nil, sym, o, prec))
+							t.Logf("worst error %.2g", compareNodal(t, callOptions{flags: flags}, X, Y, sx, nil, sym, o, prec))
 						})
 					}
 				}
 			}
 		}
 	}
-	testFlags = 0
 	t.Run("mem_limit", func(t *testing.T) {
 		// The graphs, the largest pair's work space and half of the nodal
 		// matrix fit, the whole matrix beside the work does not: the bridge
@@ -476,12 +466,12 @@ func TestGPUNodal(t *testing.T) {
 		for i := range X {
 			cmax = max(cmax, LX.Desc[i*layout.DescFields+layout.DescNClass])
 		}
-		testMemLimit = graphBytes(X) + 8*(int64(7*nmax*nmax)+cmax*cmax) + 4096 + int64(8*n*n/2)
+		var calls atomic.Int64
+		co := callOptions{memLimit: graphBytes(X) + 8*(int64(7*nmax*nmax)+cmax*cmax) + 4096 + int64(8*n*n/2), calls: &calls}
 		opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.1}
-		c0 := libCalls.Load()
-		compareNodal(t, X, nil, sx, nil, true, opt, Float64)
-		if c := libCalls.Load() - c0; c < 2 {
-			t.Errorf("mem_limit %d: the nodal matrix took %d library call(s), not split", testMemLimit, c)
+		compareNodal(t, co, X, nil, sx, nil, true, opt, Float64)
+		if c := calls.Load(); c < 2 {
+			t.Errorf("mem_limit %d: the nodal matrix took %d library call(s), not split", co.memLimit, c)
 		}
 		// X × Y: the same for both lists, their largest pair (Y holds a
 		// 150-node graph) and half of their nodal matrix.
@@ -495,11 +485,11 @@ func TestGPUNodal(t *testing.T) {
 				largest = max(largest, work(i, j))
 			}
 		}
-		testMemLimit = graphBytes(X) + graphBytes(Y) + largest + 4096 + int64(8*n*m/2)
-		c0 = libCalls.Load()
-		compareNodal(t, X, Y, sx, nil, false, opt, Float64)
-		if c := libCalls.Load() - c0; c < 2 {
-			t.Errorf("mem_limit %d: the nodal matrix X × Y took %d library call(s), not split", testMemLimit, c)
+		calls.Store(0)
+		co.memLimit = graphBytes(X) + graphBytes(Y) + largest + 4096 + int64(8*n*m/2)
+		compareNodal(t, co, X, Y, sx, nil, false, opt, Float64)
+		if c := calls.Load(); c < 2 {
+			t.Errorf("mem_limit %d: the nodal matrix X × Y took %d library call(s), not split", co.memLimit, c)
 		}
 	})
 }
@@ -588,7 +578,6 @@ func TestGPUTimings(t *testing.T) {
 // with a memory limit that forces chunks and splitting.
 func TestGPUShortestPath(t *testing.T) {
 	requireGPU(t)
-	defer func() { testMemLimit = 0 }()
 	X, Y := suiteGraphs()
 	rng := rand.New(rand.NewPCG(51, 52))
 	if short {
@@ -657,7 +646,7 @@ func TestGPUShortestPath(t *testing.T) {
 		nmax = max(nmax, g.N)
 	}
 	spb := 16*int64(len(X)+1) + 12*Ls[0].TotalSP + 8*Ls[0].TotalNodes*testgraphs.Cols
-	testMemLimit = spb/2 + int64(16*nmax*nmax)
+	co := callOptions{memLimit: spb/2 + int64(16*nmax*nmax)}
 	opt := spkernel.Options{WeightCol: spkernel.HopCounts, NodeKernel: testgraphs.Parse(nks[2]), LengthKernel: testgraphs.Parse(lks[1])}
 	want := make([]float64, len(X)*len(X))
 	if err := spkernel.Gram(X, nil, true, opt, want); err != nil {
@@ -665,7 +654,7 @@ func TestGPUShortestPath(t *testing.T) {
 	}
 	got := make([]float64, len(want))
 	var st Stats
-	if err := ShortestPathGram(X, nil, true, opt, 0, Float64, SPHybrid{CPUWork: -1}, got, &st); err != nil {
+	if err := shortestPath(co, X, nil, true, opt, 0, Float64, SPHybrid{CPUWork: -1}, got, &st); err != nil {
 		t.Fatal(err)
 	}
 	for k := range want {
@@ -673,9 +662,9 @@ func TestGPUShortestPath(t *testing.T) {
 			t.Errorf("mem_limit: K[%d] = %v, spkernel %v", k, got[k], want[k])
 		}
 	}
-	t.Logf("mem_limit %d: %d GPU calls", testMemLimit, st.Batches)
+	t.Logf("mem_limit %d: %d GPU calls", co.memLimit, st.Batches)
 	if st.Batches < 2 {
-		t.Errorf("mem_limit %d did not split the work", testMemLimit)
+		t.Errorf("mem_limit %d did not split the work", co.memLimit)
 	}
 }
 
@@ -711,7 +700,6 @@ func spStreamLimit(t *testing.T, X []*graph.Graph, wc int, prec Precision, pairs
 // against spkernel; the graphs are uploaded chunk by chunk as pairs need them.
 func TestGPUShortestPathStreams(t *testing.T) {
 	requireGPU(t)
-	defer func() { testMemLimit = 0 }()
 	rng := rand.New(rand.NewPCG(53, 54))
 	var X []*graph.Graph
 	for i := 0; i < 12; i++ {
@@ -725,10 +713,10 @@ func TestGPUShortestPathStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, prec := range []Precision{Float64, Float32} {
-		testMemLimit = spStreamLimit(t, X, opt.WeightCol, prec, 3)
+		co := callOptions{memLimit: spStreamLimit(t, X, opt.WeightCol, prec, 3)}
 		got := make([]float64, len(want))
 		var st Stats
-		if err := ShortestPathGram(X, nil, true, opt, 0, prec, SPHybrid{CPUWork: -1}, got, &st); err != nil {
+		if err := shortestPath(co, X, nil, true, opt, 0, prec, SPHybrid{CPUWork: -1}, got, &st); err != nil {
 			t.Fatal(err)
 		}
 		worst := 0.0
@@ -740,7 +728,7 @@ func TestGPUShortestPathStreams(t *testing.T) {
 			}
 		}
 		t.Logf("float%d, mem_limit %d: %d call(s), %d chunks; upload %.2f ms, stages %.2f ms, download %.2f ms, wall %.2f ms, overlap %.2f ms; worst rel err %.2g",
-			prec, testMemLimit, st.Batches, st.Chunks, st.UploadMS, st.SolveMS, st.DownloadMS, st.WallMS, st.OverlapMS, worst)
+			prec, co.memLimit, st.Batches, st.Chunks, st.UploadMS, st.SolveMS, st.DownloadMS, st.WallMS, st.OverlapMS, worst)
 		if st.Batches != 1 || st.Chunks < 5 {
 			t.Errorf("float%d: %d call(s) and %d chunks, want 1 call of at least 5 chunks", prec, st.Batches, st.Chunks)
 		}
@@ -761,7 +749,6 @@ func TestGPUShortestPathOrderEmulated(t *testing.T) {
 	if ds, err := Devices(); err != nil || len(ds) == 0 || ds[0].Name != "graphgram host emulation" {
 		t.Skip("needs the host-emulated library")
 	}
-	defer func() { testMemLimit = 0 }()
 	rng := rand.New(rand.NewPCG(55, 56))
 	var X []*graph.Graph
 	for i := 0; i < 8; i++ {
@@ -773,10 +760,10 @@ func TestGPUShortestPathOrderEmulated(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func() (bad int) {
-		testMemLimit = spStreamLimit(t, X, opt.WeightCol, Float64, 2)
+		co := callOptions{memLimit: spStreamLimit(t, X, opt.WeightCol, Float64, 2)}
 		got := make([]float64, len(want))
 		var st Stats
-		if err := ShortestPathGram(X, nil, true, opt, 0, Float64, SPHybrid{CPUWork: -1}, got, &st); err != nil {
+		if err := shortestPath(co, X, nil, true, opt, 0, Float64, SPHybrid{CPUWork: -1}, got, &st); err != nil {
 			t.Fatal(err)
 		}
 		for k := range want {
@@ -845,13 +832,11 @@ func TestGPUShortestPathTimings(t *testing.T) {
 		// The pipeline with many chunks (a memory limit holding the node-kernel
 		// matrices of about 40 of the largest pairs): the overlap of uploads,
 		// stages and downloads.
-		testMemLimit = spStreamLimit(t, gs, opt.WeightCol, prec, 40)
+		co := callOptions{memLimit: spStreamLimit(t, gs, opt.WeightCol, prec, 40)}
 		got := make([]float64, n*n)
 		var st Stats
 		t1 := time.Now()
-		err := ShortestPathGram(gs, nil, true, opt, 0, prec, SPHybrid{CPUWork: -1}, got, &st)
-		testMemLimit = 0
-		if err != nil {
+		if err := shortestPath(co, gs, nil, true, opt, 0, prec, SPHybrid{CPUWork: -1}, got, &st); err != nil {
 			t.Fatal(err)
 		}
 		worst := 0.0
@@ -944,7 +929,6 @@ func stagePlanGPU(t *testing.T, X, Y []*graph.Graph, prec Precision) (limit int3
 // needs the kernel's opt-in (cudaFuncSetAttribute) on devices that allow it.
 func TestGPUStaging(t *testing.T) {
 	requireGPU(t)
-	defer func() { testFlags, testStageLimit = 0, 0 }()
 	ds, err := Devices()
 	if err != nil {
 		t.Fatal(err)
@@ -976,7 +960,7 @@ func TestGPUStaging(t *testing.T) {
 						mode.want = pairs
 					}
 					t.Run(fmt.Sprintf("sym=%v/p%d/noTable=%d/%s", sym, prec, flags, mode.name), func(t *testing.T) {
-						testFlags, testStageLimit = flags, mode.limit
+						co := callOptions{flags: flags, stageLimit: mode.limit}
 						want := make([]float64, len(X)*ny)
 						o := opt
 						o.NJobs = 0
@@ -985,7 +969,7 @@ func TestGPUStaging(t *testing.T) {
 						}
 						got := make([]float64, len(want))
 						var st Stats
-						if _, err := MarginalizedGramStats(X, yArg, sx, sy, sym, o, 0, prec, got, nil, &st); err != nil {
+						if _, err := gram(co, X, yArg, sx, sy, sym, o, 0, prec, got, nil, nil, &st); err != nil {
 							t.Fatal(err)
 						}
 						worst := 0.0
@@ -1009,8 +993,8 @@ func TestGPUStaging(t *testing.T) {
 						// Gradients (primal and adjoint solves, W x and W u,
 						// the edge coefficients from the staged classes) and
 						// nodal matrices under the same split.
-						wk, wg := compareGrad(t, X, yArg, sx, nil, sym, o, prec)
-						wn := compareNodal(t, X, yArg, sx, nil, sym, o, prec)
+						wk, wg := compareGrad(t, co, X, yArg, sx, nil, sym, o, prec)
+						wn := compareNodal(t, co, X, yArg, sx, nil, sym, o, prec)
 						t.Logf("gradient: K %.2g, ∂K %.2g; nodal %.2g", wk, wg, wn)
 					})
 				}
@@ -1027,7 +1011,6 @@ func TestGPUStaging(t *testing.T) {
 		if b := testgraphs.StageBytes(LB, 0, LB, 0, 8) / 2; b <= 48<<10 {
 			t.Fatalf("the big graph's tiles take %d bytes, not more than 48 KiB", b)
 		}
-		testFlags, testStageLimit = 0, 0
 		o := opt
 		o.NJobs = 0
 		want := make([]float64, len(small))
@@ -1063,7 +1046,6 @@ func TestGPUStagingTimings(t *testing.T) {
 	if short {
 		t.Skip("timings are not taken under compute-sanitizer or emulation")
 	}
-	defer func() { testStageLimit = 0 }()
 	rng := rand.New(rand.NewPCG(71, 72))
 	var mol, mid, big []*graph.Graph
 	for i := 0; i < 200; i++ {
@@ -1088,12 +1070,12 @@ func TestGPUStagingTimings(t *testing.T) {
 				var res [2][]float64
 				var sts [2]Stats
 				for m, limit := range []int32{-1, 0} {
-					testStageLimit = limit
+					co := callOptions{stageLimit: limit}
 					res[m] = make([]float64, n*n)
 					// Once to warm up (module load, allocations), once timed.
 					for rep := 0; rep < 2; rep++ {
 						sts[m] = Stats{}
-						if _, err := MarginalizedGramStats(set.gs, nil, nil, nil, true, opt, 0, prec, res[m], nil, &sts[m]); err != nil {
+						if _, err := gram(co, set.gs, nil, nil, nil, true, opt, 0, prec, res[m], nil, nil, &sts[m]); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -1160,7 +1142,6 @@ func randomFeatures(rng *rand.Rand, rows, cols int, huge bool) *sparsegram.Featu
 // 2⁶³, and under a memory limit that splits the call into blocks of rows.
 func TestGPUExplicit(t *testing.T) {
 	requireGPU(t)
-	defer func() { testPanel, testMemLimit = 0, 0 }()
 	rng := rand.New(rand.NewPCG(31, 32))
 	type input struct {
 		name string
@@ -1174,7 +1155,7 @@ func TestGPUExplicit(t *testing.T) {
 	E := &sparsegram.Features{NumCols: 10, Ptr: []int{0, 0, 0, 0}} // no nonzero at all
 	inputs := []input{{"sym", A, nil}, {"XY", B, C}, {"YX", C, B}, {"huge-sym", H, nil}, {"huge-XY", H, H2}, {"empty", E, nil}, {"empty-XY", E, A}}
 	E.NumCols = A.NumCols
-	check := func(t *testing.T, in input, sym bool, sr sparsegram.Semiring) Stats {
+	check := func(t *testing.T, co callOptions, in input, sym bool, sr sparsegram.Semiring) Stats {
 		t.Helper()
 		Y := in.Y
 		if sym {
@@ -1189,7 +1170,7 @@ func TestGPUExplicit(t *testing.T) {
 			got[k] = math.NaN()
 		}
 		var st Stats
-		if err := ExplicitGram(in.X, in.Y, sym, sr, 0, got, &st); err != nil {
+		if err := explicitGram(co, in.X, in.Y, sym, sr, 0, got, &st); err != nil {
 			t.Fatal(err)
 		}
 		for k := range want {
@@ -1205,8 +1186,7 @@ func TestGPUExplicit(t *testing.T) {
 			for _, panel := range panels {
 				name := fmt.Sprintf("%s/semiring=%d/panel=%d", in.name, sr, panel)
 				t.Run(name, func(t *testing.T) {
-					testPanel = panel
-					st := check(t, in, in.Y == nil, sr)
+					st := check(t, callOptions{panel: panel}, in, in.Y == nil, sr)
 					if st.Batches > 1 {
 						t.Errorf("%d batches without a memory limit", st.Batches)
 					}
@@ -1223,18 +1203,16 @@ func TestGPUExplicit(t *testing.T) {
 	for _, in := range inputs[:5] {
 		for _, sr := range []sparsegram.Semiring{sparsegram.SumProduct, sparsegram.SumMin} {
 			t.Run(fmt.Sprintf("split/%s/semiring=%d", in.name, sr), func(t *testing.T) {
-				testPanel = 0
 				ny := in.X.Rows()
 				if in.Y != nil {
 					ny = in.Y.Rows()
 				}
-				testMemLimit = int64(2*in.X.Rows()*ny) + 4096
-				defer func() { testMemLimit = 0 }()
-				st := check(t, in, in.Y == nil, sr)
+				co := callOptions{memLimit: int64(2*in.X.Rows()*ny) + 4096}
+				st := check(t, co, in, in.Y == nil, sr)
 				if st.Batches < 2 {
-					t.Errorf("mem_limit %d did not split the call (%d batches)", testMemLimit, st.Batches)
+					t.Errorf("mem_limit %d did not split the call (%d batches)", co.memLimit, st.Batches)
 				}
-				t.Logf("mem_limit %d: %d batches", testMemLimit, st.Batches)
+				t.Logf("mem_limit %d: %d batches", co.memLimit, st.Batches)
 			})
 		}
 	}

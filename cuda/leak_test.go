@@ -34,7 +34,6 @@ func requireEmulated(t *testing.T) {
 // failed pinning stages in ordinary memory) count as well.
 func TestGPUErrorPathsEmulated(t *testing.T) {
 	requireEmulated(t)
-	defer func() { testFlags, testMemLimit = 0, 0 }()
 	defer emuFailAfter(0)
 	rng := rand.New(rand.NewPCG(61, 62))
 	var X []*graph.Graph
@@ -54,14 +53,12 @@ func TestGPUErrorPathsEmulated(t *testing.T) {
 		run  func() error
 	}{
 		{"gram/table", func() error {
-			testFlags = 0
 			_, err := MarginalizedGram(X, nil, nil, nil, true, opt, 0, Float64, make([]float64, n*n))
 			return err
 		}},
 		{"gram/evaluated", func() error {
-			testFlags = 1 // GGC_FLAG_NO_TABLE
-			defer func() { testFlags = 0 }()
-			_, err := MarginalizedGram(X, X[:1], nil, nil, false, opt, 0, Float32, make([]float64, n))
+			co := callOptions{flags: 1} // GGC_FLAG_NO_TABLE
+			_, err := gram(co, X, X[:1], nil, nil, false, opt, 0, Float32, make([]float64, n), nil, nil, nil)
 			return err
 		}},
 		{"grad", func() error {
@@ -78,9 +75,8 @@ func TestGPUErrorPathsEmulated(t *testing.T) {
 			return err
 		}},
 		{"sp", func() error {
-			testMemLimit = spLimit // several chunks: the streamed pipeline
-			defer func() { testMemLimit = 0 }()
-			return ShortestPathGram(X, nil, true, sopt, 0, Float64, SPHybrid{CPUWork: -1}, make([]float64, n*n), nil)
+			co := callOptions{memLimit: spLimit} // several chunks: the streamed pipeline
+			return shortestPath(co, X, nil, true, sopt, 0, Float64, SPHybrid{CPUWork: -1}, make([]float64, n*n), nil)
 		}},
 		{"explicit", func() error {
 			return ExplicitGram(f, nil, true, sparsegram.SumProduct, 0, make([]float64, 9), nil)

@@ -38,7 +38,8 @@ func part[T any](s []T, r span) []T {
 }
 
 // errTooLong is what a piece of more than one pair returns to be split
-// before it reaches the library (a launch over LaunchTerms).
+// before it reaches the library (a launch over the call's bound, LaunchTerms
+// by default).
 var errTooLong = errors.New("launch too long")
 
 // splittable reports whether a piece that failed with err may succeed in

@@ -11,31 +11,30 @@ import (
 	"github.com/graphgram/graphgram/gokernel/mgk"
 )
 
-// TestGPULaunchSplit: with LaunchTerms below the work of two pairs, the
-// bridge launches the marginalized kernel pair by pair (Gram and gradient,
+// TestGPULaunchSplit: with a launch bound (callOptions.launchTerms, the
+// default LaunchTerms) below the work of two pairs, the bridge launches the marginalized kernel pair by pair (Gram and gradient,
 // symmetric and rectangular), and the results still agree with the CPU.
 func TestGPULaunchSplit(t *testing.T) {
 	requireGPU(t)
-	defer func(v int64) { LaunchTerms = v }(LaunchTerms)
 	X, Y := suiteGraphs()
 	opt := mgk.Options{NodeKernel: testgraphs.Parse(testgraphs.KernelSets[2].NK), EdgeKernel: testgraphs.Parse(testgraphs.KernelSets[2].EK), Q: 0.05}
 	smallest := launchTerms(X, X, span{0, 1}, span{0, 1}, false)
 	for i := range X {
 		smallest = min(smallest, launchTerms(X, X, span{i, i + 1}, span{i, i + 1}, false))
 	}
-	LaunchTerms = smallest
+	co := callOptions{launchTerms: smallest}
 	var st Stats
 	out := make([]float64, len(X)*len(X))
-	if _, err := MarginalizedGramStats(X, nil, nil, nil, true, opt, 0, Float64, out, nil, &st); err != nil {
+	if _, err := gram(co, X, nil, nil, nil, true, opt, 0, Float64, out, nil, nil, &st); err != nil {
 		t.Fatal(err)
 	}
 	if want := len(X); st.Batches < want {
-		t.Errorf("LaunchTerms %d: %d launches for %d graphs, want at least one per graph", LaunchTerms, st.Batches, want)
+		t.Errorf("launch bound %d: %d launches for %d graphs, want at least one per graph", smallest, st.Batches, want)
 	}
-	t.Logf("LaunchTerms %d: %d launches", LaunchTerms, st.Batches)
-	compare(t, X, nil, nil, nil, true, opt, Float64)
-	compare(t, X, Y, nil, nil, false, opt, Float64)
-	compareGrad(t, X, nil, nil, nil, true, opt, Float64)
+	t.Logf("launch bound %d: %d launches", smallest, st.Batches)
+	compare(t, co, X, nil, nil, nil, true, opt, Float64)
+	compare(t, co, X, Y, nil, nil, false, opt, Float64)
+	compareGrad(t, co, X, nil, nil, nil, true, opt, Float64)
 }
 
 // TestGPULaunchTimeoutEmulated: a launch stopped by the watchdog (the
@@ -64,5 +63,5 @@ func TestGPULaunchTimeoutEmulated(t *testing.T) {
 		}
 	}
 	EmulatedLaunchTimeout(0)
-	compare(t, X, Y, nil, nil, false, opt, Float64)
+	compare(t, callOptions{}, X, Y, nil, nil, false, opt, Float64)
 }

@@ -33,6 +33,9 @@
 // symmetric (Y is then X), and Diag writes K(x, x); spkernel and rwkernel take
 // (X, Y, symmetric, opt, out), mgk adds per-node start probabilities and
 // iteration counts. Errors name graphs X[i] and Y[j] (schedule.OperandName).
+// The kernels that evaluate their matrix pair by pair (spkernel, rwkernel,
+// graphhopper, wwl) share one pair loop, schedule.RunPairs, which writes and
+// mirrors the entries, counts progress and names the pair of a failing entry.
 // Every Options has a Control field through which a caller stops the
 // computation and watches its progress.
 //

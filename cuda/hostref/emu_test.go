@@ -11,6 +11,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/internal/accuracy"
 )
 
 // TestEmulatedKernels runs the library's device kernels themselves (mgk_prep
@@ -48,15 +49,16 @@ func TestEmulatedKernels(t *testing.T) {
 	for _, c := range cfgs {
 		name := fmt.Sprintf("%s/q=%g/lmin=%d/sym=%v/p%d/noTable=%v/blocks=%d/chunk=%d", c.ks.Name, c.q, c.lmin, c.sym, c.prec, c.noTable, c.blocks, c.chunkWords)
 		t.Run(name, func(t *testing.T) {
-			w := emuGramCheck(t, X, Y, starts, parse(t, c.ks.NK), parse(t, c.ks.EK), c.q, c.lmin, c.sym, c.prec, c.noTable, c.blocks, c.chunkWords, 0)
+			w := emuGramCheck(t, Emulator{}, X, Y, starts, parse(t, c.ks.NK), parse(t, c.ks.EK), c.q, c.lmin, c.sym, c.prec, c.noTable, c.blocks, c.chunkWords, 0)
 			t.Logf("worst relative error %.2g", w)
 		})
 	}
 }
 
-// emuGramCheck runs the emulated Gram kernels (EmuGram) against mgk.Gram and
-// returns the worst relative error; bounds 1e-9 (float64) and float32Bound.
-func emuGramCheck(t *testing.T, X, Y []*graph.Graph, starts [][]float64, nk, ek microkernel.Kernel, q float64, lmin int,
+// emuGramCheck runs the emulated Gram kernels of build emu against mgk.Gram
+// and returns the worst relative error; bounds 1e-9 (float64) and
+// float32Bound.
+func emuGramCheck(t *testing.T, emu Emulator, X, Y []*graph.Graph, starts [][]float64, nk, ek microkernel.Kernel, q float64, lmin int,
 	sym bool, prec int32, noTable bool, blocks int32, chunkWords int64, stageLimit int32) float64 {
 	t.Helper()
 	np, _ := layout.Compile(nk)
@@ -88,7 +90,7 @@ func emuGramCheck(t *testing.T, X, Y []*graph.Graph, starts [][]float64, nk, ek 
 	}
 	got := make([]float64, len(want))
 	iters := make([]int32, len(want))
-	if err := EmuGram(LX, LY, &np, &ep, o, chunkWords, got, iters); err != nil {
+	if err := emu.Gram(LX, LY, &np, &ep, o, chunkWords, got, iters); err != nil {
 		t.Fatal(err)
 	}
 	worst := 0.0
@@ -96,7 +98,7 @@ func emuGramCheck(t *testing.T, X, Y []*graph.Graph, starts [][]float64, nk, ek 
 		if iters[k] < 0 {
 			t.Errorf("entry %d did not converge", k)
 		}
-		worst = max(worst, relErr(got[k], want[k]))
+		worst = max(worst, accuracy.Err(got[k], want[k], 0))
 	}
 	bound := 1e-9
 	if prec == 32 {
@@ -107,8 +109,8 @@ func emuGramCheck(t *testing.T, X, Y []*graph.Graph, starts [][]float64, nk, ek 
 	}
 	// With the default budget (an sm_80's shared memory) every pair of the
 	// test sets fits: these runs cover the staged path.
-	if pairs := emuPairs(len(X), len(ys), sym); stageLimit == 0 && EmuStaged() != pairs {
-		t.Errorf("default stage budget: %d of %d pairs staged", EmuStaged(), pairs)
+	if pairs := emuPairs(len(X), len(ys), sym); stageLimit == 0 && emu.Staged() != pairs {
+		t.Errorf("default stage budget: %d of %d pairs staged", emu.Staged(), pairs)
 	}
 	return worst
 }

@@ -23,11 +23,11 @@ func TestEmulatedGPUBlockSizes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: thousands of host threads")
 	}
-	if got := EmuThreads(); got != [3]int{64, 32, 64} {
+	if got := (Emulator{}).Threads(); got != [3]int{64, 32, 64} {
 		t.Errorf("default build: block sizes %v, want the emulation's [64 32 64]", got)
 	}
-	defer SetEmuGPUSizes(SetEmuGPUSizes(true))
-	if got := EmuThreads(); got != [3]int{256, 256, 256} {
+	gpu := Emulator{GPUSizes: true}
+	if got := gpu.Threads(); got != [3]int{256, 256, 256} {
 		t.Fatalf("GPU-size build: block sizes %v, want [256 256 256]", got)
 	}
 	X := append(testGraphs(t, 11)[:7], testgraphs.Dense(1, 16))
@@ -36,24 +36,24 @@ func TestEmulatedGPUBlockSizes(t *testing.T) {
 	sets := gradKernelSets()
 	lb, ct, ns := sets[1], sets[2], sets[3]
 	t.Run("gram/labels/table/p64/chunks", func(t *testing.T) {
-		w := emuGramCheck(t, X, Y, starts, parse(t, lb.NK), parse(t, lb.EK), 0.05, 1, false, 64, false, 3, 20000, 0)
+		w := emuGramCheck(t, gpu, X, Y, starts, parse(t, lb.NK), parse(t, lb.EK), 0.05, 1, false, 64, false, 3, 20000, 0)
 		t.Logf("worst relative error %.2g", w)
 	})
 	t.Run("gram/continuous/evaluated/p32/sym", func(t *testing.T) {
-		w := emuGramCheck(t, X, Y, starts, parse(t, ct.NK), parse(t, ct.EK), 0.2, 0, true, 32, true, 2, 1<<20, 0)
+		w := emuGramCheck(t, gpu, X, Y, starts, parse(t, ct.NK), parse(t, ct.EK), 0.2, 0, true, 32, true, 2, 1<<20, 0)
 		t.Logf("worst relative error %.2g", w)
 	})
 	t.Run("grad/nested/table/p64", func(t *testing.T) {
 		c := gradCase{X: X, Y: Y, starts: starts, nk: parse(t, ns.NK), ek: parse(t, ns.EK), q: 0.01, lmin: 1,
-			prec: 64, table: true, blocks: 3, chunkWords: 1 << 20}
+			prec: 64, table: true, blocks: 3, chunkWords: 1 << 20, emu: gpu}
 		wk, wg := c.check(t, true)
 		t.Logf("worst relative error K %.2g, gradient %.2g", wk, wg)
 	})
 	t.Run("staging/split/p64", func(t *testing.T) {
 		SX, SY := stageGraphs()
 		limit, want, pairs := stagePlan(t, SX, SY, false, 8)
-		w := emuGramCheck(t, SX, SY, testgraphs.Starts(SX, 3), parse(t, lb.NK), parse(t, lb.EK), 0.1, 0, false, 64, false, 3, 1<<20, limit)
-		if got := EmuStaged(); got != want {
+		w := emuGramCheck(t, gpu, SX, SY, testgraphs.Starts(SX, 3), parse(t, lb.NK), parse(t, lb.EK), 0.1, 0, false, 64, false, 3, 1<<20, limit)
+		if got := gpu.Staged(); got != want {
 			t.Errorf("stage limit %d: %d of %d pairs staged, want %d", limit, got, pairs, want)
 		}
 		t.Logf("stage limit %d: worst relative error %.2g", limit, w)
@@ -79,7 +79,7 @@ func TestEmulatedGPUBlockSizes(t *testing.T) {
 		}
 		np, lp := spPrograms(t, opt.NodeKernel, opt.LengthKernel)
 		for _, prec := range []int{64, 32} {
-			got, err := EmuSP(L[0], nil, &np, &lp, lengths, pairs, 3, 4000, prec)
+			got, err := gpu.SP(L[0], nil, &np, &lp, lengths, pairs, 3, 4000, prec)
 			if err != nil {
 				t.Fatal(err)
 			}

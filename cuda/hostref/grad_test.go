@@ -13,6 +13,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
+	"github.com/graphgram/graphgram/internal/accuracy"
 )
 
 // Gradient bounds the tests enforce against mgk.GramGrad (float64 CPU): the
@@ -22,31 +23,6 @@ const (
 	gradBound64 = 1e-6
 	gradBound32 = 1e-3
 )
-
-// gradErr is the error of a gradient entry, close to how mgk's own tests
-// measure it: |got − want| relative to |want| plus a floor of 1e-3 of scale,
-// the largest |K| or gradient component of the whole test matrix (a
-// component that cancels to ~0 is judged on the scale of the others).
-func gradErr(got, want []float64, scale float64) float64 {
-	worst := 0.0
-	for k := range want {
-		d := math.Abs(got[k] - want[k])
-		if d == 0 {
-			continue
-		}
-		worst = max(worst, d/(math.Abs(want[k])+1e-3*scale+1e-300))
-	}
-	return worst
-}
-
-// matScale is the largest |K| or |∂K| of a reference.
-func matScale(K, G []float64) float64 {
-	s := 0.0
-	for _, v := range append(append([]float64(nil), K...), G...) {
-		s = max(s, math.Abs(v))
-	}
-	return s
-}
 
 // TestMkEvalGradAgainstGo checks the forward-mode derivatives of the device
 // programs (mk_eval_d) against microkernel's EvalGrad for every kernel kind,
@@ -78,7 +54,7 @@ func TestMkEvalGradAgainstGo(t *testing.T) {
 			k.EvalGrad(f64(x32), f64(y32), g32)
 			for tt := 0; tt < np; tt++ {
 				v, d := MkEvalD64(&p, x, y, tt)
-				if relErr(v, want) > 1e-14 {
+				if accuracy.Err(v, want, 0) > 1e-14 {
 					t.Errorf("%s: value %v, Go %v", spec, v, want)
 				}
 				e := math.Abs(d-g[tt]) / max(1, math.Abs(g[tt]))
@@ -119,7 +95,8 @@ type gradCase struct {
 	table      bool
 	blocks     int32
 	chunkWords int64
-	stageLimit int32 // ggc_mgk_options.stage_limit of the emulated kernels
+	stageLimit int32    // ggc_mgk_options.stage_limit of the emulated kernels
+	emu        Emulator // the build of the emulated kernels
 }
 
 // reference runs mgk.GramGrad with the residual tolerance the device gets.
@@ -167,14 +144,14 @@ func (c *gradCase) run(t *testing.T, emu bool, nK, nG int) (K, G []float64, iter
 	}
 	K, G, iters = make([]float64, nK), make([]float64, nG), make([]int32, nK)
 	if emu {
-		err = EmuGramGrad(LX, LY, &np, &ep, o, c.chunkWords, K, G, iters)
+		err = c.emu.GramGrad(LX, LY, &np, &ep, o, c.chunkWords, K, G, iters)
 		// With the default budget every pair of the test sets is staged.
 		ny := len(c.Y)
 		if sym {
 			ny = len(c.X)
 		}
-		if pairs := emuPairs(len(c.X), ny, sym); err == nil && c.stageLimit == 0 && EmuStaged() != pairs {
-			t.Errorf("default stage budget: %d of %d pairs staged", EmuStaged(), pairs)
+		if pairs := emuPairs(len(c.X), ny, sym); err == nil && c.stageLimit == 0 && c.emu.Staged() != pairs {
+			t.Errorf("default stage budget: %d of %d pairs staged", c.emu.Staged(), pairs)
 		}
 	} else {
 		err = GramGrad(LX, LY, &np, &ep, o, c.table, K, G, iters)
@@ -191,13 +168,13 @@ func (c *gradCase) check(t *testing.T, emu bool) (wk, wg float64) {
 	t.Helper()
 	K0, G0, np := c.reference(t)
 	K, G, iters := c.run(t, emu, len(K0), len(G0))
-	scale := matScale(K0, G0)
+	scale := accuracy.Scale(K0, G0)
 	for e := range K0 {
 		if iters[e] < 0 {
 			t.Errorf("entry %d did not converge", e)
 		}
-		wk = max(wk, relErr(K[e], K0[e]))
-		ge := gradErr(G[e*np:(e+1)*np], G0[e*np:(e+1)*np], scale)
+		wk = max(wk, accuracy.Err(K[e], K0[e], 0))
+		ge, _ := accuracy.Worst(G[e*np:(e+1)*np], G0[e*np:(e+1)*np], scale)
 		if ge > 1e-3 && testing.Verbose() {
 			t.Logf("entry %d: got %v want %v", e, G[e*np:(e+1)*np], G0[e*np:(e+1)*np])
 		}

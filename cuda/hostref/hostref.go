@@ -115,37 +115,58 @@ type Options struct {
 	AdjTol     float64
 }
 
-// EmuStaged returns the number of pairs of the latest EmuGram or EmuGramGrad
+// Emulator runs the CUDA library's device kernels on host threads, one
+// std::thread per CUDA thread (cuda/emu/emu.h), in one of two builds chosen
+// per value, so that tests of both builds may run side by side.
+type Emulator struct {
+	// GPUSizes selects the kernels built with the GPU's 256 threads a block
+	// (emu256.cc) rather than the emulation's smaller blocks (emu.cc, the
+	// zero value), which are cheaper in host threads.
+	GPUSizes bool
+}
+
+// Staged returns the number of pairs of the build's latest Gram or GramGrad
 // call that the solver blocks read from shared memory.
-func EmuStaged() int64 {
-	if emuGPUSizes.Load() {
+func (em Emulator) Staged() int64 {
+	if em.GPUSizes {
 		return int64(C.hr_emu256_staged())
 	}
 	return int64(C.hr_emu_staged())
 }
 
-// emuGPUSizes selects the build of the emulated kernels that EmuGram,
-// EmuGramGrad, EmuSP and EmuStaged run: false the emulation's small blocks
-// (emu.cc), true the GPU's 256 threads a block (emu256.cc).
-var emuGPUSizes atomic.Bool
-
-// SetEmuGPUSizes makes the Emu functions run the kernels built with the
-// GPU's block sizes (on) or the emulation's smaller ones (off, the default),
-// and returns the previous setting.
-func SetEmuGPUSizes(on bool) bool { return emuGPUSizes.Swap(on) }
-
-// EmuThreads returns the block sizes of the selected build: the solvers
-// (mgk_solve, mgk_gsolve), mgk_prep and mgk_gterms, and the shortest-path
-// kernels.
-func EmuThreads() [3]int {
+// Threads returns the block sizes of the build: the solvers (mgk_solve,
+// mgk_gsolve), mgk_prep and mgk_gterms, and the shortest-path kernels.
+func (em Emulator) Threads() [3]int {
 	var t [3]C.int
-	if emuGPUSizes.Load() {
+	if em.GPUSizes {
 		C.hr_emu256_threads(&t[0])
 	} else {
 		C.hr_emu_threads(&t[0])
 	}
 	return [3]int{int(t[0]), int(t[1]), int(t[2])}
 }
+
+// emuGPUSizes is the build the package-level Emu functions run
+// (SetEmuGPUSizes).
+var emuGPUSizes atomic.Bool
+
+// emulator returns the Emulator of the package-level Emu functions.
+func emulator() Emulator { return Emulator{GPUSizes: emuGPUSizes.Load()} }
+
+// SetEmuGPUSizes makes the package-level Emu functions run the kernels built
+// with the GPU's block sizes (on) or the emulation's smaller ones (off, the
+// default), and returns the previous setting.
+//
+// Deprecated: the setting is process-wide, so that tests changing it cannot
+// run in parallel with the others; use an Emulator value, whose GPUSizes
+// field chooses the build of its own calls.
+func SetEmuGPUSizes(on bool) bool { return emuGPUSizes.Swap(on) }
+
+// EmuStaged is Emulator.Staged of the build SetEmuGPUSizes selected.
+func EmuStaged() int64 { return emulator().Staged() }
+
+// EmuThreads is Emulator.Threads of the build SetEmuGPUSizes selected.
+func EmuThreads() [3]int { return emulator().Threads() }
 
 // EmuSeed returns the emulator's base seed ($GGCUDA_EMU_SEED, default 1),
 // which fixes the order of blocks and threads; a failure reproduces with it.
@@ -191,14 +212,19 @@ func Gram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, table bo
 	})
 }
 
-// EmuGram runs the CUDA library's device kernels (src/mgk.cuh) on host
-// threads, one std::thread per CUDA thread (cuda/emu/emu.h), with chunks of at most
-// chunkWords of work space and opt.Blocks persistent blocks (0: 3).
+// EmuGram is Emulator.Gram of the build SetEmuGPUSizes selected.
 func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out []float64, iters []int32) error {
+	return emulator().Gram(X, Y, node, edge, opt, chunkWords, out, iters)
+}
+
+// Gram runs the CUDA library's Gram kernels (src/mgk.cuh) on host threads,
+// with chunks of at most chunkWords of work space and opt.Blocks persistent
+// blocks (0: 3).
+func (em Emulator) Gram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out []float64, iters []int32) error {
 	pi := optional[int32, C.int32_t](iters)
 	out = nonEmpty(out)
 	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
-		if emuGPUSizes.Load() {
+		if em.GPUSizes {
 			return C.hr_emu256_gram(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
 				(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), pi, e, n)
 		}
@@ -207,11 +233,16 @@ func EmuGram(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunk
 	})
 }
 
-// EmuSP runs the shortest-path kernels (src/sp.cuh) on host threads for the
+// EmuSP is Emulator.SP of the build SetEmuGPUSizes selected.
+func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float64, pairs []int32, blocks int, chunkWords int64, precision int) ([]float64, error) {
+	return emulator().SP(X, Y, node, length, lengths, pairs, blocks, chunkWords, precision)
+}
+
+// SP runs the shortest-path kernels (src/sp.cuh) on host threads for the
 // pairs (pairs[2k], pairs[2k+1]) of X × Y (Y nil: X), in precision 64 or 32,
 // in chunks of at most chunkWords of node-kernel matrices (an error when one
 // pair needs more).
-func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float64, pairs []int32, blocks int, chunkWords int64, precision int) ([]float64, error) {
+func (em Emulator) SP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float64, pairs []int32, blocks int, chunkWords int64, precision int) ([]float64, error) {
 	gx := cgraphs.NewSP(X)
 	defer gx.Free()
 	cx := (*C.ggc_sp_graphs)(gx.C())
@@ -224,7 +255,7 @@ func EmuSP(X, Y *layout.SPGraphs, node, length *layout.Program, lengths []float6
 	out := make([]float64, max(len(pairs)/2, 1))
 	pairs, lengths = nonEmpty(pairs), nonEmpty(lengths)
 	var rc C.int
-	if emuGPUSizes.Load() {
+	if em.GPUSizes {
 		rc = C.hr_emu256_sp(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(length)),
 			(*C.double)(&lengths[:1][0]), C.int(len(lengths)), (*C.int32_t)(&pairs[:1][0]), C.int64_t(len(pairs)/2),
 			C.int(blocks), C.int64_t(chunkWords), C.int(precision), (*C.double)(&out[0]))
@@ -270,13 +301,18 @@ func GramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, tabl
 	})
 }
 
-// EmuGramGrad runs the device gradient kernels (mgk_prep, mgk_gsolve,
-// mgk_gterms) on host threads, as EmuGram runs the Gram kernels.
+// EmuGramGrad is Emulator.GramGrad of the build SetEmuGPUSizes selected.
 func EmuGramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out, grad []float64, iters []int32) error {
+	return emulator().GramGrad(X, Y, node, edge, opt, chunkWords, out, grad, iters)
+}
+
+// GramGrad runs the device gradient kernels (mgk_prep, mgk_gsolve,
+// mgk_gterms) on host threads, as Gram runs the Gram kernels.
+func (em Emulator) GramGrad(X, Y *layout.Graphs, node, edge *layout.Program, opt Options, chunkWords int64, out, grad []float64, iters []int32) error {
 	pi := optional[int32, C.int32_t](iters)
 	out, grad = nonEmpty(out), nonEmpty(grad)
 	return gramCall(X, Y, func(cx, cy *C.ggc_graphs, e *C.char, n C.size_t) C.int {
-		if emuGPUSizes.Load() {
+		if em.GPUSizes {
 			return C.hr_emu256_gram_grad(cx, cy, (*C.ggc_mk_program)(unsafe.Pointer(node)), (*C.ggc_mk_program)(unsafe.Pointer(edge)),
 				(*C.ggc_mgk_options)(unsafe.Pointer(&opt)), C.int64_t(chunkWords), (*C.double)(&out[:1][0]), (*C.double)(&grad[:1][0]), pi, e, n)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 	"github.com/graphgram/graphgram/gokernel/octile"
+	"github.com/graphgram/graphgram/internal/accuracy"
 )
 
 // kernelSpecs covers every base kernel kind, sums, products and nested
@@ -45,14 +46,6 @@ func parse(t *testing.T, s string) microkernel.Kernel {
 
 func randRow(rng *rand.Rand) []float64 { return testgraphs.Row(rng) }
 
-func relErr(got, want float64) float64 {
-	d := math.Abs(got - want)
-	if d == 0 {
-		return 0
-	}
-	return d / max(math.Abs(want), 1e-300)
-}
-
 func TestMkEvalAgainstGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, spec := range kernelSpecs {
@@ -69,7 +62,7 @@ func TestMkEvalAgainstGo(t *testing.T) {
 			}
 			want := k.Eval(x, y)
 			got := MkEval64(&p, x, y)
-			worst64 = max(worst64, relErr(got, want))
+			worst64 = max(worst64, accuracy.Err(got, want, 0))
 			x32, y32 := f32(x), f32(y)
 			got32 := float64(MkEval32(&p, x32, y32))
 			// float32 inputs are rounded too: compare with Go on the rounded rows.
@@ -302,7 +295,7 @@ func TestGramAgainstMGK(t *testing.T) {
 									if iters[k] < 0 {
 										t.Errorf("precision %d: entry %d did not converge", prec, k)
 									}
-									worst = max(worst, relErr(got[k], want[k]))
+									worst = max(worst, accuracy.Err(got[k], want[k], 0))
 								}
 								bound := 1e-9
 								if prec == 32 {

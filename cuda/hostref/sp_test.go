@@ -12,6 +12,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
+	"github.com/graphgram/graphgram/internal/accuracy"
 )
 
 // SPPrograms returns the device programs for an SP kernel's node and length
@@ -91,7 +92,7 @@ func TestEmulatedSP(t *testing.T) {
 						for _, prec := range []int{64, 32} {
 							// 4000 words: the largest pair (45×45 nodes) fits, and the
 							// 81 pairs take several chunks.
-							got, err := EmuSP(L[0], LY, &np, &lp, lengths, pairs, 3, 4000, prec)
+							got, err := (Emulator{}).SP(L[0], LY, &np, &lp, lengths, pairs, 3, 4000, prec)
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -123,13 +124,13 @@ func TestEmulatedSPFloat32Large(t *testing.T) {
 	}
 	np, lp := spPrograms(t, nk, lk)
 	pairs := []int32{0, 0, 0, 1, 1, 1}
-	got, err := EmuSP(L[0], nil, &np, &lp, lengths, pairs, 1, 1<<16, 32)
+	got, err := (Emulator{}).SP(L[0], nil, &np, &lp, lengths, pairs, 1, 1<<16, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, ij := range [][2]int{{0, 0}, {0, 1}, {1, 1}} {
 		w := want[ij[0]*2+ij[1]]
-		e := relErr(got[k], w)
+		e := accuracy.Err(got[k], w, 0)
 		t.Logf("pair %v: %d×%d SP-edge pairs, float32 relative error %.2g", ij, L[0].NumSP(ij[0]), L[0].NumSP(ij[1]), e)
 		if !(e <= spBound[32]) {
 			t.Errorf("pair %v: float32 %v, spkernel %v (relative error %.2g)", ij, got[k], w, e)
@@ -143,7 +144,7 @@ func checkSP(t *testing.T, got, want []float64, prec, cols int) {
 	t.Helper()
 	worst := 0.0
 	for k := range want {
-		e := relErr(got[k], want[k])
+		e := accuracy.Err(got[k], want[k], 0)
 		worst = max(worst, e)
 		if !(e <= spBound[prec]) {
 			t.Errorf("float%d: K[%d][%d] = %v, spkernel %v", prec, k/cols, k%cols, got[k], want[k])

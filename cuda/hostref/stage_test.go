@@ -124,10 +124,10 @@ func TestEmulatedStaging(t *testing.T) {
 				wk, wg := gc.check(t, true)
 				t.Logf("stage limit %d: worst relative error K %.2g, gradient %.2g", limit, wk, wg)
 			} else {
-				w := emuGramCheck(t, X, Y, starts, nk, ek, c.q, c.lmin, c.sym, c.prec, !c.table, c.blocks, c.chunkWd, limit)
+				w := emuGramCheck(t, Emulator{}, X, Y, starts, nk, ek, c.q, c.lmin, c.sym, c.prec, !c.table, c.blocks, c.chunkWd, limit)
 				t.Logf("stage limit %d: worst relative error %.2g", limit, w)
 			}
-			if got := EmuStaged(); got != want {
+			if got := (Emulator{}).Staged(); got != want {
 				t.Errorf("stage limit %d: %d of %d pairs staged, want %d", limit, got, pairs, want)
 			}
 		})

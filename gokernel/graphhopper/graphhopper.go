@@ -242,30 +242,19 @@ func dot(x, y []float64) float64 {
 // the matrix is len(X)×len(X), and only its upper triangle is computed and
 // mirrored.
 func Gram(X, Y []*graph.Graph, symmetric bool, opt Options, out []float64) error {
-	if symmetric {
-		Y = X
-	}
 	all, yOff, err := schedule.Operands(X, Y, symmetric, len(out))
 	if err != nil {
 		return err
 	}
-	nx, ny := len(X), len(Y)
+	nx, ny := len(X), len(all)-yOff
 	ps, _, err := prepare(all, nx, opt)
 	if err != nil {
 		return err
 	}
-	pairs := schedule.Pairs(nx, ny, symmetric)
-	opt.Control.AddTotal(len(pairs))
-	return schedule.Run(opt.Control, len(pairs), opt.NJobs, 16, func(_, k int) error {
-		defer opt.Control.Done(1)
-		p := pairs[k]
-		v := pair(&ps[p.I], &ps[yOff+p.J], opt.NodeKernel)
-		out[p.I*ny+p.J] = v
-		if symmetric {
-			out[p.J*ny+p.I] = v
-		}
-		return nil
-	})
+	return schedule.RunPairs(opt.Control, schedule.NewGrid(nx, ny, symmetric), opt.NJobs, 16, nil,
+		func(_ struct{}, i, j int) (float64, error) {
+			return pair(&ps[i], &ps[yOff+j], opt.NodeKernel), nil
+		}, out)
 }
 
 // Diag writes K(X[i], X[i]) into out[i], the same values Gram puts on its
@@ -278,10 +267,6 @@ func Diag(X []*graph.Graph, opt Options, out []float64) error {
 	if err != nil {
 		return err
 	}
-	opt.Control.AddTotal(len(X))
-	return schedule.Run(opt.Control, len(X), opt.NJobs, 1, func(_, i int) error {
-		defer opt.Control.Done(1)
-		out[i] = pair(&ps[i], &ps[i], opt.NodeKernel)
-		return nil
-	})
+	return schedule.RunPairs(opt.Control, schedule.DiagGrid(len(X)), opt.NJobs, 1, nil,
+		func(_ struct{}, i, _ int) (float64, error) { return pair(&ps[i], &ps[i], opt.NodeKernel), nil }, out)
 }

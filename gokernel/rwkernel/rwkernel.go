@@ -108,14 +108,11 @@ var ErrLambda = errors.New("lamda too large")
 // Gram writes K(X[i], Y[j]) into out[i*len(Y)+j]. When symmetric, Y is ignored, the
 // matrix is len(X)×len(X), and only its upper triangle is computed and mirrored.
 func Gram(X, Y []*graph.Graph, symmetric bool, opt Options, out []float64) error {
-	if symmetric {
-		Y = X
-	}
 	all, yOff, err := schedule.Operands(X, Y, symmetric, len(out))
 	if err != nil {
 		return err
 	}
-	nx, ny := len(X), len(Y)
+	nx, ny := len(X), len(all)-yOff
 	p, err := newPlan(all, nx, opt)
 	if err != nil {
 		return err
@@ -127,30 +124,11 @@ func Gram(X, Y []*graph.Graph, symmetric bool, opt Options, out []float64) error
 	if err := p.admissible(0, nx, yOff, yOff+ny, "X", ys); err != nil {
 		return err
 	}
-	ws := make([]*scratch, schedule.Workers(opt.NJobs))
-	for w := range ws {
-		ws[w] = &scratch{}
-	}
-	opt.Control.AddTotal(schedule.NumPairs(nx, ny, symmetric))
-	return schedule.Run(opt.Control, nx, opt.NJobs, 1, func(w, i int) error {
-		j0 := yOff
-		if symmetric {
-			j0 = i
-		}
-		defer opt.Control.Done(yOff + ny - j0)
-		for j := j0; j < yOff+ny; j++ {
-			v, err := p.pair(ws[w], i, j)
-			if err != nil {
-				return err
-			}
-			out[i*ny+j-yOff] = v
-			if symmetric {
-				out[(j-yOff)*ny+i] = v
-			}
-		}
-		return nil
-	})
+	return schedule.RunPairs(opt.Control, schedule.NewGrid(nx, ny, symmetric), opt.NJobs, 1, newScratch,
+		func(ws *scratch, i, j int) (float64, error) { return p.pair(ws, i, yOff+j) }, out)
 }
+
+func newScratch() *scratch { return &scratch{} }
 
 // Diag writes K(X[i], X[i]) into out[i], the values Gram puts on its diagonal.
 func Diag(X []*graph.Graph, opt Options, out []float64) error {
@@ -167,17 +145,8 @@ func Diag(X []*graph.Graph, opt Options, out []float64) error {
 			return err
 		}
 	}
-	ws := make([]*scratch, schedule.Workers(opt.NJobs))
-	for w := range ws {
-		ws[w] = &scratch{}
-	}
-	opt.Control.AddTotal(len(X))
-	return schedule.Run(opt.Control, len(X), opt.NJobs, 1, func(w, i int) error {
-		defer opt.Control.Done(1)
-		v, err := p.pair(ws[w], i, i)
-		out[i] = v
-		return err
-	})
+	return schedule.RunPairs(opt.Control, schedule.DiagGrid(len(X)), opt.NJobs, 1, newScratch,
+		func(ws *scratch, i, _ int) (float64, error) { return p.pair(ws, i, i) }, out)
 }
 
 // plan is what one call computes once: per-graph spectra or walk counts, and the
@@ -185,7 +154,6 @@ func Diag(X []*graph.Graph, opt Options, out []float64) error {
 type plan struct {
 	opt    Options
 	graphs []*graph.Graph
-	nx     int // graphs[:nx] are X, the rest Y
 	rw     []rwGraph
 	// rank holds each graph's rank in content order (contentRanks), which
 	// orients the pairs (pair).
@@ -218,7 +186,7 @@ func newPlan(gs []*graph.Graph, nx int, opt Options) (*plan, error) {
 	case opt.Steps < 0:
 		return nil, fmt.Errorf("the number of steps p must be positive (or 0 for the infinite series), got %d", opt.Steps)
 	}
-	p := &plan{opt: opt, graphs: gs, lambda: opt.Lambda, nx: nx}
+	p := &plan{opt: opt, graphs: gs, lambda: opt.Lambda}
 	if opt.NodeKernel != nil {
 		mc := microkernel.MaxCol(opt.NodeKernel)
 		for i, g := range gs {
@@ -335,14 +303,6 @@ func (p *plan) admissible(i0, i1, j0, j1 int, xs, ys string) error {
 	return p.check(top.i, top.j, top.b, i0, j0, xs, ys)
 }
 
-// name names graph i of X ++ Y as X[i] or Y[j] for messages about pairs.
-func (p *plan) name(i int) string {
-	if i < p.nx {
-		return fmt.Sprintf("X[%d]", i)
-	}
-	return fmt.Sprintf("Y[%d]", i-p.nx)
-}
-
 // check returns an ErrLambda error if λ·ρ_i·ρ_j·b² ≥ 1; i0 and j0 turn graph
 // indices into positions within X and Y for the message.
 func (p *plan) check(i, j int, b float64, i0, j0 int, xs, ys string) error {
@@ -364,7 +324,8 @@ func (p *plan) check(i, j int, b float64, i0, j0 int, xs, ys string) error {
 
 // pair returns K(graph i, graph j), or an error where the value overflows float64
 // (an exponential series or a long truncated sum with a large λ), rather than an
-// infinity in the matrix. It solves the pair with its graphs in content order
+// infinity in the matrix; schedule.RunPairs prefixes an error with the names of
+// the two graphs. It solves the pair with its graphs in content order
 // (order.go), so that the value is the same, bit for bit, in every call that has
 // the pair.
 func (p *plan) pair(ws *scratch, i, j int) (float64, error) {
@@ -377,10 +338,10 @@ func (p *plan) pair(ws *scratch, i, j int) (float64, error) {
 	if p.unlabeled {
 		v = p.unlabeledPair(a, b)
 	} else if v, err = p.labeledPair(ws, a, b); err != nil {
-		return 0, fmt.Errorf("%s and %s: %w", p.name(i), p.name(j), err)
+		return 0, err
 	}
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("the kernel value of %s and %s overflows float64 (%v) with lamda=%g: use a smaller lamda or fewer steps", p.name(i), p.name(j), v, p.opt.Lambda)
+		return 0, fmt.Errorf("the kernel value overflows float64 (%v) with lamda=%g: use a smaller lamda or fewer steps", v, p.opt.Lambda)
 	}
 	return v, nil
 }

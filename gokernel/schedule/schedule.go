@@ -1,6 +1,8 @@
 // Package schedule runs independent tasks, such as the graph pairs of a Gram
 // matrix, on a fixed number of goroutines, handing out work dynamically and
-// turning a panic in any task into an error.
+// turning a panic in any task into an error. Run is the general loop; RunPairs,
+// built on it, is the pair loop of the kernels that compute a Gram matrix
+// entry by entry (a Grid says which entries, in what order).
 package schedule
 
 import (
@@ -16,26 +18,9 @@ import (
 type Pair struct{ I, J int }
 
 // Pairs lists the entries to compute: the upper triangle with diagonal when
-// symmetric (n == m is required), every entry otherwise.
-func Pairs(n, m int, symmetric bool) []Pair {
-	var ps []Pair
-	if symmetric {
-		ps = make([]Pair, 0, n*(n+1)/2)
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				ps = append(ps, Pair{i, j})
-			}
-		}
-		return ps
-	}
-	ps = make([]Pair, 0, n*m)
-	for i := 0; i < n; i++ {
-		for j := 0; j < m; j++ {
-			ps = append(ps, Pair{i, j})
-		}
-	}
-	return ps
-}
+// symmetric (n == m is required), every entry otherwise, row by row: the entries
+// of NewGrid(n, m, symmetric).
+func Pairs(n, m int, symmetric bool) []Pair { return NewGrid(n, m, symmetric).List() }
 
 // NumPairs returns len(Pairs(n, m, symmetric)) without listing them.
 func NumPairs(n, m int, symmetric bool) int {
@@ -45,40 +30,13 @@ func NumPairs(n, m int, symmetric bool) int {
 	return n * m
 }
 
-// PairsLargestFirst lists the entries Pairs(n, m, symmetric) lists, ordered so
-// that the costliest start first when the cost of (i, j) grows with both sizeX[i]
-// and sizeY[j] (e.g. their product): rows by decreasing sizeX, and in each row
-// the partners by decreasing sizeY. Only the n + m sizes are sorted, so a
-// matrix of millions of pairs is ordered in time linear in its entries
-// (sorting every pair by cost took seconds that nothing could interrupt).
-// When symmetric, sizeY is ignored and each pair is listed once with I ≤ J.
+// PairsLargestFirst lists the entries of GridLargestFirst(sizeX, sizeY,
+// symmetric) in its order: those Pairs(len(sizeX), len(sizeY), symmetric) lists,
+// the costliest first when the cost of (i, j) grows with both sizeX[i] and
+// sizeY[j]. When symmetric, sizeY is ignored and each pair is listed once with
+// I ≤ J.
 func PairsLargestFirst(sizeX, sizeY []float64, symmetric bool) []Pair {
-	byDecreasing := func(size []float64) []int {
-		idx := make([]int, len(size))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return size[idx[a]] > size[idx[b]] })
-		return idx
-	}
-	rows := byDecreasing(sizeX)
-	if symmetric {
-		ps := make([]Pair, 0, NumPairs(len(rows), 0, true))
-		for a, i := range rows {
-			for _, j := range rows[a:] {
-				ps = append(ps, Pair{min(i, j), max(i, j)})
-			}
-		}
-		return ps
-	}
-	cols := byDecreasing(sizeY)
-	ps := make([]Pair, 0, len(rows)*len(cols))
-	for _, i := range rows {
-		for _, j := range cols {
-			ps = append(ps, Pair{i, j})
-		}
-	}
-	return ps
+	return GridLargestFirst(sizeX, sizeY, symmetric).List()
 }
 
 // LargestFirst sorts pairs by decreasing cost so that the longest tasks start

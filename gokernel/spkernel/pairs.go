@@ -52,103 +52,74 @@ func (p *plan) split(i, j int) bool {
 	return int64(len(p.sp[i].u))*int64(len(p.sp[j].u)) > t
 }
 
-// gramPairs computes the kernel pair by pair (all methods but the feature map).
-// Split pairs go first, one at a time with all workers; the rest are handed out
-// row by row, rows of large graphs first so that the last tasks are short.
+// gramPairs computes the kernel pair by pair (all methods but the feature map),
+// rows and columns of large graphs first so that the last tasks are short. Split
+// pairs are computed first (splitFirst); the pair loop then copies their values.
 func (p *plan) gramPairs(nx, ny, yOff int, symmetric bool, out []float64) error {
-	put := func(i, j int, v float64) {
-		out[i*ny+j-yOff] = v
-		if symmetric {
-			out[(j-yOff)*ny+i] = v
+	size := func(from, n int) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = float64(len(p.sp[from+i].u) + len(p.sp[from+i].fn))
 		}
+		return s
 	}
-	order := make([]int, nx)
-	for i := range order {
-		order[i] = i
-	}
-	size := func(i int) int { return len(p.sp[i].u) + len(p.sp[i].fn) }
-	sort.SliceStable(order, func(a, b int) bool { return size(order[a]) > size(order[b]) })
-	partner := func(k int) []int { return nil }
-	if symmetric {
-		partner = func(k int) []int { return order[k:] }
-	} else {
-		ys := make([]int, ny)
-		for j := range ys {
-			ys[j] = yOff + j
-		}
-		partner = func(int) []int { return ys }
-	}
-
-	if t := p.splitWork(); t >= 0 {
-		maxX, maxY := 0, 0
-		for i := 0; i < nx; i++ {
-			maxX = max(maxX, len(p.sp[i].u))
-		}
-		for j := yOff; j < yOff+ny; j++ {
-			maxY = max(maxY, len(p.sp[j].u))
-		}
-		if int64(maxX)*int64(maxY) > t {
-			ws := newScratch()
-			for k, i := range order {
-				for _, j := range partner(k) {
-					if p.split(i, j) {
-						v, err := p.pair(ws, i, j, true)
-						if err != nil {
-							return err
-						}
-						put(i, j, v)
-					}
-				}
-			}
-		}
-	}
-	p.opt.Control.AddTotal(schedule.NumPairs(nx, ny, symmetric))
-	return p.pairsRun(nx, func(ws *pairScratch, k int) error {
-		i := order[k]
-		defer p.opt.Control.Done(len(partner(k)))
-		for _, j := range partner(k) {
-			if p.split(i, j) {
-				continue
-			}
-			v, err := p.pair(ws, i, j, false)
-			if err != nil {
-				return err
-			}
-			put(i, j, v)
-		}
-		return nil
-	})
+	return p.runPairs(schedule.GridLargestFirst(size(0, nx), size(yOff, ny), symmetric), yOff, out)
 }
 
 // diagPairs writes K(G, G) for every graph, split pairs first.
 func (p *plan) diagPairs(out []float64) error {
-	ws := newScratch()
-	for i := range p.sp {
-		if p.split(i, i) {
-			v, err := p.pair(ws, i, i, true)
-			if err != nil {
-				return err
-			}
-			out[i] = v
-		}
-	}
-	return p.pairsRun(len(p.sp), func(ws *pairScratch, i int) error {
-		if p.split(i, i) {
-			return nil
-		}
-		v, err := p.pair(ws, i, i, false)
-		out[i] = v
-		return err
-	})
+	return p.runPairs(schedule.DiagGrid(len(p.sp)), 0, out)
 }
 
-// pairsRun runs task over [0, n) with one scratch per worker.
-func (p *plan) pairsRun(n int, task func(ws *pairScratch, k int) error) error {
-	ws := make([]*pairScratch, schedule.Workers(p.opt.NJobs))
-	for w := range ws {
-		ws[w] = newScratch()
+// runPairs computes the entries of grid, whose columns are the graphs from yOff
+// on, into out (see schedule.RunPairs).
+func (p *plan) runPairs(grid schedule.Grid, yOff int, out []float64) error {
+	split, err := p.splitFirst(grid, yOff)
+	if err != nil {
+		return err
 	}
-	return schedule.Run(p.opt.Control, n, p.opt.NJobs, 1, func(w, k int) error { return task(ws[w], k) })
+	return schedule.RunPairs(p.opt.Control, grid, p.opt.NJobs, 1, newScratch, func(ws *pairScratch, i, j int) (float64, error) {
+		if split != nil && p.split(i, yOff+j) {
+			return split[schedule.Pair{I: i, J: j}], nil
+		}
+		return p.pair(ws, i, yOff+j, false)
+	}, out)
+}
+
+// splitFirst computes the pairs of grid that are split, one at a time with all
+// workers, and returns their values by entry of the grid; nil when no pair is
+// split.
+func (p *plan) splitFirst(grid schedule.Grid, yOff int) (map[schedule.Pair]float64, error) {
+	t := p.splitWork()
+	if t < 0 {
+		return nil, nil
+	}
+	cols, off := grid.Cols, yOff
+	if grid.Shape != schedule.Cross {
+		cols, off = grid.Rows, 0
+	}
+	maxX, maxY := 0, 0
+	for _, i := range grid.Rows {
+		maxX = max(maxX, len(p.sp[i].u))
+	}
+	for _, j := range cols {
+		maxY = max(maxY, len(p.sp[off+j].u))
+	}
+	if int64(maxX)*int64(maxY) <= t {
+		return nil, nil
+	}
+	ws := newScratch()
+	split := map[schedule.Pair]float64{}
+	for i, j := range grid.All() {
+		if p.split(i, yOff+j) {
+			v, err := p.pair(ws, i, yOff+j, true)
+			if err != nil {
+				return nil, err
+			}
+			split[schedule.Pair{I: i, J: j}] = v
+		}
+	}
+	return split, nil
 }
 
 // pair returns K(graph i, graph j). A split pair is summed in splitChunks pieces,

@@ -105,14 +105,11 @@ type Options struct {
 // Gram writes K(X[i], Y[j]) into out[i*len(Y)+j]. When symmetric, Y is ignored, the
 // matrix is len(X)×len(X), and only its upper triangle is computed and mirrored.
 func Gram(X, Y []*graph.Graph, symmetric bool, opt Options, out []float64) error {
-	if symmetric {
-		Y = X
-	}
 	all, yOff, err := schedule.Operands(X, Y, symmetric, len(out))
 	if err != nil {
 		return err
 	}
-	nx, ny := len(X), len(Y)
+	nx, ny := len(X), len(all)-yOff
 	p, err := newPlan(all, nx, opt)
 	if err != nil {
 		return err

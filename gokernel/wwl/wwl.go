@@ -80,11 +80,7 @@ func Distances(X, Y []*graph.Graph, symmetric bool, opt Options, out []float64) 
 	if err != nil {
 		return err
 	}
-	nx := len(X)
-	ny := len(all) - yOff
-	if symmetric {
-		ny = nx
-	}
+	nx, ny := len(X), len(all)-yOff
 	size := func(from, n int) []float64 {
 		s := make([]float64, n)
 		for i := range s {
@@ -92,19 +88,10 @@ func Distances(X, Y []*graph.Graph, symmetric bool, opt Options, out []float64) 
 		}
 		return s
 	}
-	pairs := schedule.PairsLargestFirst(size(0, nx), size(yOff, ny), symmetric)
-	return run(opt, len(pairs), func(w *worker, k int) error {
-		p := pairs[k]
-		d, err := w.distance(emb[p.I], emb[yOff+p.J], opt)
-		if err != nil {
-			return err
-		}
-		out[p.I*ny+p.J] = d
-		if symmetric {
-			out[p.J*ny+p.I] = d
-		}
-		return nil
-	})
+	grid := schedule.GridLargestFirst(size(0, nx), size(yOff, ny), symmetric)
+	return schedule.RunPairs(opt.Control, grid, opt.NJobs, 16, newWorker, func(w *worker, i, j int) (float64, error) {
+		return w.distance(emb[i], emb[yOff+j], opt)
+	}, out)
 }
 
 // Diag writes D(X[i], X[i]) to out[i], computed as Distances computes it (it
@@ -117,24 +104,9 @@ func Diag(X []*graph.Graph, opt Options, out []float64) error {
 	if err != nil {
 		return err
 	}
-	return run(opt, len(X), func(w *worker, i int) error {
-		d, err := w.distance(emb[i], emb[i], opt)
-		out[i] = d
-		return err
-	})
-}
-
-// run runs n pair tasks with one worker state per goroutine.
-func run(opt Options, n int, task func(w *worker, k int) error) error {
-	ws := make([]*worker, schedule.Workers(opt.NJobs))
-	for i := range ws {
-		ws[i] = new(worker)
-	}
-	opt.Control.AddTotal(n)
-	return schedule.Run(opt.Control, n, opt.NJobs, 16, func(w, k int) error {
-		defer opt.Control.Done(1)
-		return task(ws[w], k)
-	})
+	return schedule.RunPairs(opt.Control, schedule.DiagGrid(len(X)), opt.NJobs, 16, newWorker, func(w *worker, i, _ int) (float64, error) {
+		return w.distance(emb[i], emb[i], opt)
+	}, out)
 }
 
 // worker is one goroutine's working memory.
@@ -144,6 +116,8 @@ type worker struct {
 	fcost  []float64
 	a, b   []int64
 }
+
+func newWorker() *worker { return new(worker) }
 
 // distance returns the WWL distance between two embedded graphs.
 func (w *worker) distance(p, q *embedding, opt Options) (float64, error) {
