@@ -114,7 +114,7 @@ test-cuda-host test-cuda-emu: export CGO_CXXFLAGS = -g -O2 -DGG_SOURCES_$(CUDA_S
 
 test-cuda-host: cuda
 	go vet ./cuda/... && go vet -tags cuda ./cuda/... ./pybind/
-	go test ./cuda/...
+	go test -timeout 30m ./cuda/...
 	go test -tags cuda ./cuda/
 	$(PYTHON) -m unittest discover -s cuda -p test_build.py
 	$(PYTHON) cuda/build.py --emulated --out cuda/build
