@@ -1,0 +1,379 @@
+package emd
+
+import "math"
+
+// This file solves the transport problem by the primal network simplex
+// method on the complete bipartite graph: a spanning-tree basis over the n
+// rows, the m columns and an artificial root, pivoting by block search (the
+// most negative reduced cost within blocks of about √(n·m) arcs, the search
+// resuming where the last one stopped), and keeping the tree strongly
+// feasible so that degenerate pivots (the rule for transport problems, whose
+// bases have many arcs of zero flow) cannot cycle: of the arcs that block an
+// augmentation, the last one met on the cycle from the join node leaves.
+// The tree is stored as parent pointers with a preorder thread, as in
+// Kelly and O'Neill's and LEMON's implementations, so that a pivot costs the
+// size of the subtree it moves.
+//
+// The flows are integers. With integer costs the pivots compare reduced costs
+// exactly; with float64 costs an arc enters only if its reduced cost is below
+// −tol, tol a few ulps of the largest potential, so that rounding cannot make
+// an arc of zero reduced cost re-enter forever. The optimum found is then
+// within tol per unit of mass of the exact one (far less in practice), and
+// the value is summed from the integer flows and the given costs.
+
+// simplex is the working memory of the network simplex for one cost type.
+type simplex[T Number] struct {
+	pi      []T     // node potentials; the reduced cost of arc u→v is c + pi[u] − pi[v]
+	flow    []int64 // n·m real arcs (arc i·m+j is row i → column j), then one artificial arc per node
+	inTree  []bool  // per real arc
+	parent  []int32 // per node; the root's is −1
+	pred    []int32 // the tree arc joining a node to its parent
+	up      []bool  // whether pred points from the node to its parent
+	thread  []int32 // the preorder successor of each node, cyclic through the root
+	rthread []int32 // thread's inverse
+	succ    []int32 // subtree sizes
+	last    []int32 // the last node of each subtree in thread order
+	dirty   []int32
+	next    int // where the pivot search resumes
+	n, m    int
+	root    int
+	block   int
+	tol     T
+	artCost T
+}
+
+// simplexGrow sizes the working memory for an n × m problem.
+func (x *simplex[T]) grow(n, m int) {
+	v := n + m + 1
+	x.pi = grow(x.pi, v)
+	x.flow = grow(x.flow, n*m+n+m)
+	x.inTree = grow(x.inTree, n*m)
+	x.parent, x.pred, x.thread = grow(x.parent, v), grow(x.pred, v), grow(x.thread, v)
+	x.rthread, x.succ, x.last = grow(x.rthread, v), grow(x.succ, v), grow(x.last, v)
+	x.up = grow(x.up, v)
+	x.n, x.m, x.root = n, m, n+m
+}
+
+// ends returns the tail and head of arc e.
+func (x *simplex[T]) ends(e int) (int, int) {
+	nm := x.n * x.m
+	if e < nm {
+		return e / x.m, x.n + e%x.m
+	}
+	if u := e - nm; u < x.n {
+		return u, x.root
+	} else {
+		return x.root, u
+	}
+}
+
+// arcCost returns the cost of arc e.
+func (x *simplex[T]) arcCost(cost []T, e int) T {
+	if e < len(cost) {
+		return cost[e]
+	}
+	if e-len(cost) < x.n {
+		return 0
+	}
+	return x.artCost
+}
+
+// solve finds an optimal integer flow for row masses a and column masses b
+// (positive, equal totals) under cost, leaving it in x.flow[:n·m]. It returns
+// false if the pivot count exceeds its bound (which the anti-cycling rule
+// should make unreachable; the caller then solves the problem another way).
+// maxPivot < 0 selects the default bound.
+func (x *simplex[T]) solve(cost []T, a, b []int64, maxPivot int) bool {
+	n, m := len(a), len(b)
+	x.grow(n, m)
+	nm := n * m
+	var maxc T
+	for _, c := range cost {
+		maxc = max(maxc, c)
+	}
+	// Artificial arcs: row i → root of cost 0 carrying a[i], root → column j
+	// of cost artCost carrying b[j]; artCost exceeds every path of real arcs,
+	// so no optimum uses them.
+	x.artCost = (maxc + 1) * T(n+m)
+	x.tol = 0
+	if _, isFloat := any(x.tol).(float64); isFloat {
+		// Potentials stay below 2·artCost in magnitude, and a reduced cost
+		// sums three of them with rounding.
+		x.tol = T(16 * 0x1p-52 * float64(x.artCost))
+	}
+	for k := range x.inTree[:nm] {
+		x.inTree[k] = false
+		x.flow[k] = 0
+	}
+	r := x.root
+	for u := 0; u < n+m; u++ {
+		x.parent[u] = int32(r)
+		x.pred[u] = int32(nm + u)
+		x.thread[u] = int32(u + 1)
+		x.rthread[u+1] = int32(u)
+		x.succ[u] = 1
+		x.last[u] = int32(u)
+		if u < n {
+			x.up[u] = true
+			x.pi[u] = 0
+			x.flow[nm+u] = a[u]
+		} else {
+			x.up[u] = false
+			x.pi[u] = x.artCost
+			x.flow[nm+u] = b[u-n]
+		}
+	}
+	x.parent[r], x.pred[r] = -1, -1
+	x.thread[r], x.rthread[0] = 0, int32(r)
+	x.succ[r] = int32(n + m + 1)
+	x.last[r] = int32(r - 1)
+	x.pi[r] = 0
+	x.block = max(int(math.Ceil(math.Sqrt(float64(nm)))), 10)
+	x.next = 0
+	if maxPivot < 0 {
+		maxPivot = 1000 * (nm + n + m)
+	}
+	for it := 0; ; it++ {
+		if it >= maxPivot {
+			return false
+		}
+		in := x.price(cost)
+		if in < 0 {
+			return true
+		}
+		x.pivot(cost, in)
+	}
+}
+
+// price returns an arc of negative reduced cost (the most negative of the
+// first block holding one, from where the last search stopped), or −1 when
+// none is below −tol.
+func (x *simplex[T]) price(cost []T) int {
+	n, m, nm := x.n, x.m, x.n*x.m
+	pi, inTree := x.pi, x.inTree
+	best, in := -x.tol, -1
+	left := x.block
+	e := x.next
+	i, j := e/m, e%m
+	for scanned := 0; scanned < nm; {
+		// The rest of row i from column j, at most up to the block's end.
+		stop := min(m, j+left)
+		pr := pi[i]
+		row := cost[i*m : i*m+m]
+		pc := pi[n : n+m]
+		for ; j < stop; j++ {
+			if d := row[j] + pr - pc[j]; d < best && !inTree[i*m+j] {
+				best, in = d, i*m+j
+			}
+		}
+		span := stop - (e - i*m)
+		scanned += span
+		left -= span
+		e += span
+		if j == m {
+			i, j = i+1, 0
+			if i == n {
+				i, e = 0, 0
+			}
+		}
+		if left == 0 {
+			if in >= 0 {
+				x.next = e
+				return in
+			}
+			left = x.block
+		}
+	}
+	x.next = e
+	return in
+}
+
+// pivot brings arc in into the tree, augments around its cycle and drops the
+// last blocking arc.
+func (x *simplex[T]) pivot(cost []T, in int) {
+	parent, pred, up, succ, flow := x.parent, x.pred, x.up, x.succ, x.flow
+	first, second := x.ends(in)
+	// The join node: the lowest common ancestor of in's ends.
+	u, v := first, second
+	for u != v {
+		if succ[u] < succ[v] {
+			u = int(parent[u])
+		} else {
+			v = int(parent[v])
+		}
+	}
+	join := u
+	// Flow goes first → second along in, up from second to join and down
+	// from join to first. Only the arcs it runs against can block (every arc
+	// is uncapacitated); on a tie the one met last from join, going round
+	// the cycle in the flow's direction, leaves, which keeps the tree
+	// strongly feasible.
+	const inf = math.MaxInt64
+	delta := int64(inf)
+	uOut, side := -1, 0
+	for u := first; u != join; u = int(parent[u]) {
+		if up[u] {
+			if f := flow[pred[u]]; f < delta {
+				delta, uOut, side = f, u, 1
+			}
+		}
+	}
+	for u := second; u != join; u = int(parent[u]) {
+		if !up[u] {
+			if f := flow[pred[u]]; f <= delta {
+				delta, uOut, side = f, u, 2
+			}
+		}
+	}
+	if side == 0 {
+		panic("emd: unbounded transport problem") // impossible: a cycle of the complete bipartite graph runs against an arc
+	}
+	if delta > 0 {
+		flow[in] += delta
+		for u := first; u != join; u = int(parent[u]) {
+			if up[u] {
+				flow[pred[u]] -= delta
+			} else {
+				flow[pred[u]] += delta
+			}
+		}
+		for u := second; u != join; u = int(parent[u]) {
+			if up[u] {
+				flow[pred[u]] += delta
+			} else {
+				flow[pred[u]] -= delta
+			}
+		}
+	}
+	uIn, vIn := first, second
+	if side == 2 {
+		uIn, vIn = second, first
+	}
+	x.inTree[in] = true
+	if e := int(pred[uOut]); e < len(x.inTree) {
+		x.inTree[e] = false
+	}
+	x.retree(in, join, uIn, vIn, uOut)
+	// New potentials for the subtree now hanging from vIn through in.
+	var sigma T
+	if up[uIn] { // in runs uIn → vIn
+		sigma = x.pi[vIn] - x.pi[uIn] - cost[in]
+	} else {
+		sigma = x.pi[vIn] - x.pi[uIn] + cost[in]
+	}
+	end := int(x.thread[x.last[uIn]])
+	for u := uIn; u != end; u = int(x.thread[u]) {
+		x.pi[u] += sigma
+	}
+}
+
+// retree replaces the tree arc above uOut by arc in (from uIn's side, the
+// side being cut off, to vIn), re-rooting the cut subtree at uIn: the stem
+// from uIn up to uOut reverses, and the thread, subtree sizes and last
+// successors follow.
+func (x *simplex[T]) retree(in, join, uIn, vIn, uOut int) {
+	parent, pred, up, thread, rthread, succ, last := x.parent, x.pred, x.up, x.thread, x.rthread, x.succ, x.last
+	oldRev := int(rthread[uOut])
+	oldSucc := succ[uOut]
+	oldLast := int(last[uOut])
+	vOut := int(parent[uOut])
+	src, _ := x.ends(in)
+	if uIn == uOut {
+		parent[uIn] = int32(vIn)
+		pred[uIn] = int32(in)
+		up[uIn] = uIn == src
+		if int(thread[vIn]) != uOut {
+			// Move uOut's subtree in the thread to just after vIn.
+			after := thread[oldLast]
+			thread[oldRev] = after
+			rthread[after] = int32(oldRev)
+			after = thread[vIn]
+			thread[vIn] = int32(uOut)
+			rthread[uOut] = int32(vIn)
+			thread[oldLast] = after
+			rthread[after] = int32(oldLast)
+		}
+	} else {
+		// Where the thread resumes after the moved nodes: if uOut's subtree
+		// directly follows vIn (then join = vOut), after it; else after vIn.
+		cont := thread[vIn]
+		if oldRev == vIn {
+			cont = thread[oldLast]
+		}
+		// Walk the stem uIn … uOut, hanging each stem node under the
+		// previous one and splicing its subtree (less the next stem node's)
+		// into the thread after it.
+		stem, parStem := uIn, vIn
+		lastNode := int(last[uIn])
+		after := thread[lastNode]
+		thread[vIn] = int32(uIn)
+		x.dirty = append(x.dirty[:0], int32(vIn))
+		for stem != uOut {
+			nextStem := int(parent[stem])
+			thread[lastNode] = int32(nextStem)
+			x.dirty = append(x.dirty, int32(lastNode))
+			// Cut stem's subtree out of the thread.
+			before := rthread[stem]
+			thread[before] = after
+			rthread[after] = before
+			parent[stem] = int32(parStem)
+			parStem, stem = stem, nextStem
+			if last[stem] == last[parStem] {
+				lastNode = int(rthread[parStem])
+			} else {
+				lastNode = int(last[stem])
+			}
+			after = thread[lastNode]
+		}
+		parent[uOut] = int32(parStem)
+		thread[lastNode] = cont
+		rthread[cont] = int32(lastNode)
+		last[uOut] = int32(lastNode)
+		if oldRev != vIn {
+			thread[oldRev] = after
+			rthread[after] = int32(oldRev)
+		}
+		for _, u := range x.dirty {
+			rthread[thread[u]] = u
+		}
+		// Reverse pred and up along the stem and recount its subtrees.
+		var sc int32
+		ls := last[uOut]
+		for u := uOut; u != uIn; {
+			p := int(parent[u])
+			pred[u] = pred[p]
+			up[u] = !up[p]
+			sc += succ[u] - succ[p]
+			succ[u] = sc
+			last[p] = ls
+			u = p
+		}
+		pred[uIn] = int32(in)
+		up[uIn] = uIn == src
+		succ[uIn] = oldSucc
+	}
+	// Last successors above vIn and vOut, up to the join.
+	upLimit := -1
+	if int(last[join]) == vIn {
+		upLimit = join
+	}
+	lastOut := last[uOut]
+	for u := vIn; u != -1 && int(last[u]) == vIn; u = int(parent[u]) {
+		last[u] = lastOut
+	}
+	if join != oldRev && vIn != oldRev {
+		for u := vOut; u != upLimit && int(last[u]) == oldLast; u = int(parent[u]) {
+			last[u] = int32(oldRev)
+		}
+	} else if int(lastOut) != oldLast {
+		for u := vOut; u != upLimit && int(last[u]) == oldLast; u = int(parent[u]) {
+			last[u] = lastOut
+		}
+	}
+	for u := vIn; u != join; u = int(parent[u]) {
+		succ[u] += oldSucc
+	}
+	for u := vOut; u != join; u = int(parent[u]) {
+		succ[u] -= oldSucc
+	}
+}
