@@ -175,14 +175,7 @@ func (w *worker) distance(p, q *embedding, opt Options) (float64, error) {
 		}
 		return float64(total) / (float64(p.dim) * nm), nil
 	}
-	w.fcost = costs(p.attrs, q.attrs, p.dim, w.fcost, func(x, y []float64) float64 {
-		s := 0.0
-		for r, v := range x {
-			t := v - y[r]
-			s += t * t
-		}
-		return math.Sqrt(s)
-	})
+	w.fcost = euclidean(p.attrs, q.attrs, p.dim, w.fcost)
 	total, err := w.solver.TransportFloat(w.fcost, w.a, w.b)
 	if err != nil {
 		return 0, err
@@ -199,6 +192,37 @@ func costs[T, C any](p, q []T, dim int, dst []C, f func(x, y []T) C) []C {
 		x := p[i*dim : i*dim+dim]
 		for j := 0; j < nq; j++ {
 			dst[i*nq+j] = f(x, q[j*dim:j*dim+dim])
+		}
+	}
+	return dst
+}
+
+// euclidean fills dst (grown as needed) with the Euclidean distances between
+// the rows of p and q, dim values each, row-major: the differences' squares
+// summed in four interleaved partial sums (lanes k mod 4), added pairwise.
+func euclidean(p, q []float64, dim int, dst []float64) []float64 {
+	np, nq := len(p)/dim, len(q)/dim
+	dst = slices.Grow(dst[:0], np*nq)[:np*nq]
+	for i := 0; i < np; i++ {
+		x := p[i*dim : i*dim+dim]
+		out := dst[i*nq : i*nq+nq]
+		for j := range out {
+			y := q[j*dim : j*dim+dim]
+			y = y[:len(x)]
+			var s0, s1, s2, s3 float64
+			k := 0
+			for ; k+4 <= len(x); k += 4 {
+				t0, t1, t2, t3 := x[k]-y[k], x[k+1]-y[k+1], x[k+2]-y[k+2], x[k+3]-y[k+3]
+				s0 += t0 * t0
+				s1 += t1 * t1
+				s2 += t2 * t2
+				s3 += t3 * t3
+			}
+			for ; k < len(x); k++ {
+				t := x[k] - y[k]
+				s0 += t * t
+			}
+			out[j] = math.Sqrt((s0 + s1) + (s2 + s3))
 		}
 	}
 	return dst
