@@ -256,6 +256,14 @@ func BenchmarkPoints(b *testing.B) {
 			c[i*m+j] = math.Sqrt(s)
 		}
 	}
+	benchMethods(b, func(s *Solver) error {
+		_, err := s.Float(c, n, m)
+		return err
+	})
+}
+
+// benchMethods runs a benchmark of solve for each method.
+func benchMethods(b *testing.B, solve func(s *Solver) error) {
 	for _, meth := range []struct {
 		name string
 		m    method
@@ -263,7 +271,7 @@ func BenchmarkPoints(b *testing.B) {
 		b.Run(meth.name, func(b *testing.B) {
 			s := Solver{method: meth.m}
 			for b.Loop() {
-				if _, err := s.Float(c, n, m); err != nil {
+				if err := solve(&s); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -300,17 +308,8 @@ func BenchmarkMerged(b *testing.B) {
 	for j := range cb {
 		cb[j] *= na
 	}
-	for _, meth := range []struct {
-		name string
-		m    method
-	}{{"auto", auto}, {"ssp", ssp}, {"simplex", netSimplex}} {
-		b.Run(meth.name, func(b *testing.B) {
-			s := Solver{method: meth.m}
-			for b.Loop() {
-				if _, err := s.Transport(c, ca, cb); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchMethods(b, func(s *Solver) error {
+		_, err := s.Transport(c, ca, cb)
+		return err
+	})
 }

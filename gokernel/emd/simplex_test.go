@@ -107,6 +107,24 @@ func solveChecked[T Number](t *testing.T, x *simplex[T], cost []T, a, b []int64)
 	}
 }
 
+// againstSSP solves a problem by successive shortest paths and, with the
+// tree checked after every pivot, by the simplex; it returns the simplex's
+// value, SSP's, and the simplex's Solver (holding its flow).
+func againstSSP(t *testing.T, cost []float64, a, b []int64) (got, want float64, ns *Solver) {
+	t.Helper()
+	ref := Solver{method: ssp}
+	want, err := ref.TransportFloat(cost, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns = &Solver{method: netSimplex}
+	solveChecked(t, &ns.fsx, cost, a, b)
+	if got, err = ns.TransportFloat(cost, a, b); err != nil {
+		t.Fatal(err)
+	}
+	return got, want, ns
+}
+
 // problem is a transport problem with integer masses.
 type problem struct {
 	cost []float64
@@ -137,8 +155,6 @@ func randomProblem(r *rand.Rand, n, m, levels int, maxMass int64) problem {
 // checked after every pivot.
 func TestSimplexAgainstSSP(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	var ref, ns Solver
-	ref.method, ns.method = ssp, netSimplex
 	for _, tc := range []struct {
 		n, m, levels int
 		mass         int64
@@ -146,15 +162,7 @@ func TestSimplexAgainstSSP(t *testing.T) {
 		{8, 8, 2, 64}, {10, 13, 0, 130}, {12, 9, 4, 50}, {20, 20, 3, 400}, {25, 31, 0, 775}} {
 		for rep := 0; rep < 15; rep++ {
 			p := randomProblem(r, tc.n, tc.m, tc.levels, tc.mass)
-			want, err := ref.TransportFloat(p.cost, p.a, p.b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			solveChecked(t, &ns.fsx, p.cost, p.a, p.b)
-			got, err := ns.TransportFloat(p.cost, p.a, p.b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, want, ns := againstSSP(t, p.cost, p.a, p.b)
 			if tc.levels > 0 && got != want || math.Abs(got-want) > 1e-12*math.Abs(want) {
 				t.Errorf("%v rep %d: simplex %v, SSP %v", tc, rep, got, want)
 			}
@@ -164,6 +172,7 @@ func TestSimplexAgainstSSP(t *testing.T) {
 					ic[k] = int64(c)
 				}
 				solveChecked(t, &ns.isx, ic, p.a, p.b)
+				ref := Solver{method: ssp}
 				wi, _ := ref.Transport(ic, p.a, p.b)
 				gi, err := ns.Transport(ic, p.a, p.b)
 				if err != nil {
@@ -197,17 +206,7 @@ func TestSimplexDegenerate(t *testing.T) {
 		{"huge masses", []float64{0.5, 0.25, 0.125, 1}, []int64{1 << 39, 1 << 39}, []int64{1<<39 - 3, 1<<39 + 3}},
 		{"tiny and large costs", []float64{1e-300, 1e12, 1e12, 1e-300}, []int64{4, 4}, []int64{4, 4}},
 	} {
-		var ref, ns Solver
-		ref.method, ns.method = ssp, netSimplex
-		want, err := ref.TransportFloat(tc.cost, tc.a, tc.b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		solveChecked(t, &ns.fsx, tc.cost, tc.a, tc.b)
-		got, err := ns.TransportFloat(tc.cost, tc.a, tc.b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want, ns := againstSSP(t, tc.cost, tc.a, tc.b)
 		n, m := len(tc.a), len(tc.b)
 		f := ns.Flow()
 		rows, cols := make([]int64, n), make([]int64, m)
