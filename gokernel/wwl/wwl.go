@@ -34,6 +34,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/emd"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/schedule"
+	"github.com/graphgram/graphgram/gokernel/vec"
 	"github.com/graphgram/graphgram/gokernel/wl"
 )
 
@@ -198,31 +199,16 @@ func costs[T, C any](p, q []T, dim int, dst []C, f func(x, y []T) C) []C {
 }
 
 // euclidean fills dst (grown as needed) with the Euclidean distances between
-// the rows of p and q, dim values each, row-major: the differences' squares
-// summed in four interleaved partial sums (lanes k mod 4), added pairwise.
+// the rows of p and q, dim values each, row-major (the squares summed by
+// vec.SquaredDistances, the same bits on every CPU of one build).
 func euclidean(p, q []float64, dim int, dst []float64) []float64 {
 	np, nq := len(p)/dim, len(q)/dim
 	dst = slices.Grow(dst[:0], np*nq)[:np*nq]
 	for i := 0; i < np; i++ {
-		x := p[i*dim : i*dim+dim]
 		out := dst[i*nq : i*nq+nq]
-		for j := range out {
-			y := q[j*dim : j*dim+dim]
-			y = y[:len(x)]
-			var s0, s1, s2, s3 float64
-			k := 0
-			for ; k+4 <= len(x); k += 4 {
-				t0, t1, t2, t3 := x[k]-y[k], x[k+1]-y[k+1], x[k+2]-y[k+2], x[k+3]-y[k+3]
-				s0 += t0 * t0
-				s1 += t1 * t1
-				s2 += t2 * t2
-				s3 += t3 * t3
-			}
-			for ; k < len(x); k++ {
-				t := x[k] - y[k]
-				s0 += t * t
-			}
-			out[j] = math.Sqrt((s0 + s1) + (s2 + s3))
+		vec.SquaredDistances(out, p[i*dim:i*dim+dim], q)
+		for j, s := range out {
+			out[j] = math.Sqrt(s)
 		}
 	}
 	return dst
