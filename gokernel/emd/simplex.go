@@ -36,8 +36,8 @@ type simplex[T Number] struct {
 	rthread []int32 // thread's inverse
 	succ    []int32 // subtree sizes
 	last    []int32 // the last node of each subtree in thread order
-	dirty   []int32
-	next    int // where the pivot search resumes
+	dirty   []int32 // nodes whose thread successor a pivot changed
+	next    int     // where the pivot search resumes
 	n, m    int
 	root    int
 	block   int
@@ -45,7 +45,7 @@ type simplex[T Number] struct {
 	artCost T
 }
 
-// simplexGrow sizes the working memory for an n × m problem.
+// grow sizes the working memory for an n × m problem.
 func (x *simplex[T]) grow(n, m int) {
 	v := n + m + 1
 	x.pi = grow(x.pi, v)
@@ -83,8 +83,9 @@ func (x *simplex[T]) arcCost(cost []T, e int) T {
 
 // solve finds an optimal integer flow for row masses a and column masses b
 // (positive, equal totals) under cost, leaving it in x.flow[:n·m]. It returns
-// false if the pivot count exceeds its bound (which the anti-cycling rule
-// should make unreachable; the caller then solves the problem another way).
+// false if the pivot count exceeds its bound or flow is left on an artificial
+// arc (both of which the anti-cycling rule and artCost should make
+// unreachable; the caller then solves the problem another way).
 // maxPivot < 0 selects the default bound.
 func (x *simplex[T]) solve(cost []T, a, b []int64, maxPivot int) bool {
 	n, m := len(a), len(b)
