@@ -6,11 +6,19 @@
 //
 // for an n × m ground-cost matrix C. Scaled by n·m the marginals become the
 // integers m (each row) and n (each column), and the problem is a min-cost
-// flow on the complete bipartite graph, solved by successive shortest paths
-// (Dijkstra with node potentials). The flows are integers throughout, so the
+// flow on the complete bipartite graph. It is solved by the primal network
+// simplex (a spanning-tree basis, block-search pricing, a strongly feasible
+// tree against cycling on degenerate pivots; simplex.go), which beats
+// successive shortest paths (Dijkstra with node potentials, kept as the
+// fallback should the simplex exceed its pivot bound, and as the tests'
+// reference) on both the dense float problems of continuous attributes (about
+// 30× at 33 × 35 points) and the small merged integer problems of discrete
+// labels (about 3× on MUTAG). The flows are integers throughout, so the
 // optimal plan is P = F/(n·m) for an integer F; with integer costs (Int) the
 // optimum is computed without rounding, with float64 costs (Float) the plan is
-// optimal up to rounding in the comparisons of path lengths.
+// optimal up to rounding in the comparisons of reduced costs (the value's
+// error is about 2⁻⁴⁸·(max C + 1)·(n + m) at most, in practice a few ulps of the
+// value), and the value is summed from F and C.
 package emd
 
 import "fmt"
@@ -34,7 +42,19 @@ type Solver struct {
 	fheap       heap[float64]
 	iheap       heap[int64]
 	scratchCols int
+	fsx         simplex[float64]
+	isx         simplex[int64]
+	method      method // tests and benchmarks force a method; auto is the simplex
 }
+
+// method selects the algorithm of a Solver.
+type method int
+
+const (
+	auto       method = iota
+	ssp               // successive shortest paths
+	netSimplex        // the network simplex
+)
 
 func (s *Solver) reset(a, b []int64) {
 	n, m := len(a), len(b)
@@ -135,8 +155,13 @@ func (s *Solver) Int(cost []int64, n, m int) (int64, error) {
 // rounding. Points of equal mass sharing their coordinates can be merged into
 // one of their summed mass: the optimum is the same.
 func (s *Solver) Transport(cost []int64, a, b []int64) (int64, error) {
-	if err := transport(s, cost, a, b, &s.ipot, &s.idist, &s.iheap); err != nil {
+	if err := checkMasses(cost, a, b); err != nil {
 		return 0, err
+	}
+	if s.method == ssp || !runSimplex(s, &s.isx, cost, a, b) {
+		if err := transport(s, cost, a, b, &s.ipot, &s.idist, &s.iheap); err != nil {
+			return 0, err
+		}
 	}
 	var total int64
 	for k, f := range s.flow[:len(a)*len(b)] {
@@ -148,10 +173,28 @@ func (s *Solver) Transport(cost []int64, a, b []int64) (int64, error) {
 // TransportFloat is Transport for float64 costs (finite, non-negative, at
 // most 2^40): Σ_ij F_ij C_ij for the optimal flow found, summed row by row.
 func (s *Solver) TransportFloat(cost []float64, a, b []int64) (float64, error) {
-	if err := transport(s, cost, a, b, &s.pot, &s.dist, &s.fheap); err != nil {
+	if err := checkMasses(cost, a, b); err != nil {
 		return 0, err
 	}
+	if s.method == ssp || !runSimplex(s, &s.fsx, cost, a, b) {
+		if err := transport(s, cost, a, b, &s.pot, &s.dist, &s.fheap); err != nil {
+			return 0, err
+		}
+	}
 	return s.floatCost(cost, len(a), len(b)), nil
+}
+
+// simplex solves a checked problem by the network simplex, leaving the flow
+// in s.flow; false if it gave up (then s.flow is not a solution).
+func runSimplex[T Number](s *Solver, x *simplex[T], cost []T, a, b []int64) bool {
+	n, m := len(a), len(b)
+	if !x.solve(cost, a, b, -1) {
+		return false
+	}
+	s.flow = grow(s.flow, n*m)
+	copy(s.flow, x.flow[:n*m])
+	s.scratchRows, s.scratchCols = n, m
+	return true
 }
 
 // transport checks a problem and solves it with the working memory of its

@@ -13,6 +13,7 @@ func stepSIMD(y, r, p, ap, inv []float64, alpha float64) (float64, float64) {
 }
 func directionSIMD(p, t, r, inv, s []float64, beta float64)  { DirectionGo(p, t, r, inv, s, beta) }
 func dotSIMD(a, b []float64) float64                         { return DotGo(a, b) }
+func squaredDistancesSIMD(dst, x, ys []float64)              { SquaredDistancesGo(dst, x, ys) }
 func weightedNormSIMD(r, w []float64) float64                { return WeightedNormGo(r, w) }
 func weightedNorm2SIMD(r, w [][2]float64) (float64, float64) { return WeightedNorm2Go(r, w) }
 func step2SIMD(y, r, p, ap, inv, x, t [][2]float64, alpha1, alpha2 float64) (float64, float64) {

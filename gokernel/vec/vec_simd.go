@@ -275,3 +275,34 @@ func sweepForward2SIMD(z, t, ap, x, inv, acc [][2]float64) (dot1, dot2 float64) 
 	archsimd.ClearAVXUpperBits()
 	return d[0], d[1]
 }
+
+func squaredDistancesSIMD(dst, x, ys []float64) {
+	d := len(x)
+	ys = ys[:len(dst)*d]
+	for j := range dst {
+		y := ys[j*d : j*d+d]
+		acc0 := archsimd.BroadcastFloat64x4(0)
+		acc1 := acc0
+		k := 0
+		for ; k+8 <= d; k += 8 {
+			t0 := ld(x, k).Sub(ld(y, k))
+			t1 := ld(x, k+4).Sub(ld(y, k+4))
+			acc0 = acc0.Add(t0.Mul(t0))
+			acc1 = acc1.Add(t1.Mul(t1))
+		}
+		if k+4 <= d {
+			t0 := ld(x, k).Sub(ld(y, k))
+			acc0 = acc0.Add(t0.Mul(t0))
+			k += 4
+		}
+		var v [4]float64
+		acc0.Add(acc1).Store(&v)
+		archsimd.ClearAVXUpperBits()
+		s := (v[0] + v[1]) + (v[2] + v[3])
+		for ; k < d; k++ {
+			t := x[k] - y[k]
+			s += float64(t * t) // float64(): no fused multiply-add (GOAMD64=v3)
+		}
+		dst[j] = s
+	}
+}

@@ -34,6 +34,7 @@ import (
 	"github.com/graphgram/graphgram/gokernel/emd"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/schedule"
+	"github.com/graphgram/graphgram/gokernel/vec"
 	"github.com/graphgram/graphgram/gokernel/wl"
 )
 
@@ -149,14 +150,7 @@ func (w *worker) distance(p, q *embedding, opt Options) (float64, error) {
 		}
 		return float64(total) / (float64(p.dim) * nm), nil
 	}
-	w.fcost = costs(p.attrs, q.attrs, p.dim, w.fcost, func(x, y []float64) float64 {
-		s := 0.0
-		for r, v := range x {
-			t := v - y[r]
-			s += t * t
-		}
-		return math.Sqrt(s)
-	})
+	w.fcost = euclidean(p.attrs, q.attrs, p.dim, w.fcost)
 	total, err := w.solver.TransportFloat(w.fcost, w.a, w.b)
 	if err != nil {
 		return 0, err
@@ -173,6 +167,22 @@ func costs[T, C any](p, q []T, dim int, dst []C, f func(x, y []T) C) []C {
 		x := p[i*dim : i*dim+dim]
 		for j := 0; j < nq; j++ {
 			dst[i*nq+j] = f(x, q[j*dim:j*dim+dim])
+		}
+	}
+	return dst
+}
+
+// euclidean fills dst (grown as needed) with the Euclidean distances between
+// the rows of p and q, dim values each, row-major (the squares summed by
+// vec.SquaredDistances, the same bits on every CPU of one build).
+func euclidean(p, q []float64, dim int, dst []float64) []float64 {
+	np, nq := len(p)/dim, len(q)/dim
+	dst = slices.Grow(dst[:0], np*nq)[:np*nq]
+	for i := 0; i < np; i++ {
+		out := dst[i*nq : i*nq+nq]
+		vec.SquaredDistances(out, p[i*dim:i*dim+dim], q)
+		for j, s := range out {
+			out[j] = math.Sqrt(s)
 		}
 	}
 	return dst

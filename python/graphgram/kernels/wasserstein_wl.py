@@ -46,8 +46,9 @@ class WassersteinWLKernel(GraphKernelBase):
     scales differ.
 
     The transport problem is solved exactly (a min-cost flow with integer
-    flows, in Go), not by Sinkhorn iterations; nodes with equal embeddings are
-    merged first, which does not change the distance.
+    flows, by the network simplex in Go, as POT's ``ot.emd2`` does), not by
+    Sinkhorn iterations; nodes with equal embeddings are merged first, which
+    does not change the distance.
 
     .. note::
 
