@@ -76,10 +76,14 @@ class LBFGS:
     ----------
     max_iter : int, default=15000
         L-BFGS-B iterations, as scikit-learn's default.
-    tol : float or None, default=0.05
+    tol : float or None, default=None
         Stop when the log marginal likelihood rose by less than ``tol`` (nats)
         over the last ``patience`` iterations, besides L-BFGS-B's own tests;
-        None: only those, as scikit-learn's optimizer.
+        None: only those, as scikit-learn's optimizer. 0.05 fitted an exact GP
+        on 500 drug-size molecules in 47 evaluations instead of 71 with the
+        same test error, but stopped a low-rank fit on 2,000 on a plateau (42
+        evaluations instead of 131, test RMSE 2 % worse): a trade, not a
+        default.
     patience : int, default=5
         The iterations ``tol`` looks back over.
     verbose : bool, default=True
@@ -95,7 +99,7 @@ class LBFGS:
         (log marginal likelihood, seconds) per evaluation of the last optimization.
     """
 
-    def __init__(self, max_iter=15000, tol=0.05, patience=5, verbose=True, file=None):
+    def __init__(self, max_iter=15000, tol=None, patience=5, verbose=True, file=None):
         self.max_iter = max_iter
         self.tol = tol
         self.patience = patience
