@@ -6,7 +6,7 @@ labelled 1 (single), 2 (double), 3 (triple) or 4 (aromatic); graph label is
 the row number. Used by the Kronecker-product prototype's measurement
 (gokernel/mgk/kron_test.go, benchmarks/log/kronecker_prototype.md)::
 
-    python3 benchmarks/esol_to_tu.py /tmp/esol_tu     # writes /tmp/esol_tu/ESOL_*.txt
+    python3 benchmarks/esol_to_tu.py OUT     # writes OUT/ESOL_*.txt
 """
 import csv
 import os
@@ -14,13 +14,14 @@ import sys
 
 from rdkit import Chem
 
+from _common import require
+
 BOND = {Chem.BondType.SINGLE: 1, Chem.BondType.DOUBLE: 2,
         Chem.BondType.TRIPLE: 3, Chem.BondType.AROMATIC: 4}
 
 
 def main(out):
-    src = os.path.join(os.environ.get("GRAPHGRAM_DATASETS", "/work/shared/datasets"),
-                       "ESOL", "delaney-processed.csv")
+    src = require() / "ESOL" / "delaney-processed.csv"  # $GRAPHGRAM_DATASETS, else shared/ beside the repository
     os.makedirs(out, exist_ok=True)
     A, el, ind, nl, gl = [], [], [], [], []
     base = 0
@@ -51,4 +52,6 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/esol_tu")
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 benchmarks/esol_to_tu.py OUT")
+    main(sys.argv[1])

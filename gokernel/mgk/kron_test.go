@@ -195,7 +195,7 @@ func kronSet(t *testing.T, name string) []*graph.Graph {
 	if name == "ESOL" {
 		dir := os.Getenv("GRAPHGRAM_ESOL_TU")
 		if dir == "" {
-			dir = "/tmp/esol_tu"
+			t.Fatal("ESOL needs GRAPHGRAM_ESOL_TU: the folder benchmarks/esol_to_tu.py wrote")
 		}
 		ds, err := tudataset.Load(dir, "ESOL")
 		if err != nil {
