@@ -118,21 +118,13 @@ func reference(g, h *graph.Graph, k microkernel.Kernel) float64 {
 	return s
 }
 
-func mustParse(s string) microkernel.Kernel {
-	k, err := microkernel.Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
-
 var nodeKernels = map[string]microkernel.Kernel{
 	"none":     nil,
-	"dot":      mustParse(`{"kind":"dot_product","sigma_0":0.5,"col":1,"width":2}`),
-	"dot-prod": mustParse(`{"kind":"product","terms":[{"kind":"dot_product","sigma_0":0,"col":1,"width":2}]}`),
-	"gauss":    mustParse(`{"kind":"square_exponential","length_scale":0.7,"col":1,"width":2}`),
-	"label":    mustParse(`{"kind":"kronecker_delta","h":0,"col":0}`),
-	"mixed":    mustParse(`{"kind":"product","terms":[{"kind":"kronecker_delta","h":0.3,"col":0},{"kind":"square_exponential","length_scale":1.5,"col":1,"width":2}]}`),
+	"dot":      microkernel.MustParse(`{"kind":"dot_product","sigma_0":0.5,"col":1,"width":2}`),
+	"dot-prod": microkernel.MustParse(`{"kind":"product","terms":[{"kind":"dot_product","sigma_0":0,"col":1,"width":2}]}`),
+	"gauss":    microkernel.MustParse(`{"kind":"square_exponential","length_scale":0.7,"col":1,"width":2}`),
+	"label":    microkernel.MustParse(`{"kind":"kronecker_delta","h":0,"col":0}`),
+	"mixed":    microkernel.MustParse(`{"kind":"product","terms":[{"kind":"kronecker_delta","h":0.3,"col":0},{"kind":"square_exponential","length_scale":1.5,"col":1,"width":2}]}`),
 }
 
 func TestWeightsBrute(t *testing.T) {

@@ -450,6 +450,16 @@ func Parse(spec string) (Kernel, error) {
 	return k, err
 }
 
+// MustParse is like Parse but panics if the expression cannot be parsed. It
+// simplifies tables of kernels in tests and benchmarks (as regexp.MustCompile).
+func MustParse(spec string) Kernel {
+	k, err := Parse(spec)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
 // ParseIndexed builds a kernel from its JSON expression and returns, for each
 // of its hyperparameters in the order EvalGrad numbers them, the "index" the
 // expression gives that leaf (-1 where it gives none). The caller that wrote

@@ -353,3 +353,21 @@ func TestEvalSymmetric(t *testing.T) {
 		}
 	}
 }
+
+func TestMustParse(t *testing.T) {
+	spec := `{"kind":"kronecker_delta","h":0.5,"col":0}`
+	want, err := Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := []float64{1}, []float64{2}
+	if got := MustParse(spec); got.Eval(x, y) != want.Eval(x, y) || got.Eval(x, x) != want.Eval(x, x) {
+		t.Fatalf("MustParse(%s) = %v, Parse gives %v", spec, got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("MustParse of a bad expression did not panic")
+		}
+	}()
+	MustParse(`{"kind":"no such kernel"}`)
+}

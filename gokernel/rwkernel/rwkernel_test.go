@@ -128,22 +128,14 @@ func reference(g, h *graph.Graph, opt Options) float64 {
 	return mat.Sum(&x)
 }
 
-func mustParse(s string) microkernel.Kernel {
-	k, err := microkernel.Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
-
 var nodeKernels = map[string]microkernel.Kernel{
 	"none":    nil,
-	"label":   mustParse(`{"kind":"kronecker_delta","h":0,"col":0}`),
-	"label-h": mustParse(`{"kind":"kronecker_delta","h":0.3,"col":0}`),
-	"float":   mustParse(`{"kind":"square_exponential","length_scale":0.7,"col":1}`),
-	"const":   mustParse(`{"kind":"constant","c":0.8}`),
-	"both":    mustParse(`{"kind":"product","terms":[{"kind":"kronecker_delta","h":0,"col":0},{"kind":"square_exponential","length_scale":2,"col":1}]}`),
-	"norm":    mustParse(`{"kind":"normalized","kernel":{"kind":"sum","terms":[{"kind":"kronecker_delta","h":0.5,"col":0},{"kind":"constant","c":0.5}]}}`),
+	"label":   microkernel.MustParse(`{"kind":"kronecker_delta","h":0,"col":0}`),
+	"label-h": microkernel.MustParse(`{"kind":"kronecker_delta","h":0.3,"col":0}`),
+	"float":   microkernel.MustParse(`{"kind":"square_exponential","length_scale":0.7,"col":1}`),
+	"const":   microkernel.MustParse(`{"kind":"constant","c":0.8}`),
+	"both":    microkernel.MustParse(`{"kind":"product","terms":[{"kind":"kronecker_delta","h":0,"col":0},{"kind":"square_exponential","length_scale":2,"col":1}]}`),
+	"norm":    microkernel.MustParse(`{"kind":"normalized","kernel":{"kind":"sum","terms":[{"kind":"kronecker_delta","h":0.5,"col":0},{"kind":"constant","c":0.5}]}}`),
 }
 
 func near(a, b, tol float64) bool {
@@ -274,7 +266,7 @@ func TestClosedForms(t *testing.T) {
 func TestLambdaLimit(t *testing.T) {
 	gs := randomGraphs(3, 5, 8, false)
 	rho := maxRho(gs)
-	for _, kern := range []microkernel.Kernel{nil, nodeKernels["label"], mustParse(`{"kind":"normalized","kernel":{"kind":"kronecker_delta","h":2,"col":0}}`)} {
+	for _, kern := range []microkernel.Kernel{nil, nodeKernels["label"], microkernel.MustParse(`{"kind":"normalized","kernel":{"kind":"kronecker_delta","h":2,"col":0}}`)} {
 		out := make([]float64, len(gs)*len(gs))
 		err := Gram(gs, nil, true, Options{NodeKernel: kern, Lambda: 1.0001 / (rho * rho)}, out)
 		if !errors.Is(err, ErrLambda) {
@@ -320,7 +312,7 @@ func TestErrors(t *testing.T) {
 		{Options{Lambda: math.NaN()}, "lamda must be a positive"},
 		{Options{Lambda: 0.01, Steps: -2}, "number of steps"},
 		{Options{Lambda: 0.01, Kind: 7}, "unknown random-walk kind"},
-		{Options{Lambda: 0.01, NodeKernel: mustParse(`{"kind":"kronecker_delta","h":0,"col":4}`)}, "reads feature column 4"},
+		{Options{Lambda: 0.01, NodeKernel: microkernel.MustParse(`{"kind":"kronecker_delta","h":0,"col":4}`)}, "reads feature column 4"},
 	} {
 		err := Gram(g, nil, true, tc.opt, make([]float64, 4))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

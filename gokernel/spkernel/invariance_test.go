@@ -9,6 +9,7 @@ import (
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/graph/graphtest"
+	"github.com/graphgram/graphgram/gokernel/microkernel"
 )
 
 // invarianceGraphs returns count random graphs (randomGraph) with node column 0
@@ -37,9 +38,9 @@ func invarianceGraphs(seed uint64, count, maxN, labels int) []*graph.Graph {
 // or an equal copy), NJobs, and Diag. Every entry of each call is compared with
 // the matching entry of the symmetric Gram matrix of all graphs A ∪ B.
 func TestValueIndependentOfCall(t *testing.T) {
-	conv := mustParse(`{"kind":"convolution","col":0,"width":2,"values":[0.5,1.7],"kernel":{"kind":"square_exponential","length_scale":1,"col":0}}`)
-	dot := mustParse(`{"kind":"dot_product","sigma_0":0.5,"col":1}`)
-	label03 := mustParse(`{"kind":"product","terms":[{"kind":"constant","c":0.3},{"kind":"kronecker_delta","h":0,"col":0}]}`)
+	conv := microkernel.MustParse(`{"kind":"convolution","col":0,"width":2,"values":[0.5,1.7],"kernel":{"kind":"square_exponential","length_scale":1,"col":0}}`)
+	dot := microkernel.MustParse(`{"kind":"dot_product","sigma_0":0.5,"col":1}`)
+	label03 := microkernel.MustParse(`{"kind":"product","terms":[{"kind":"constant","c":0.3},{"kind":"kronecker_delta","h":0,"col":0}]}`)
 	for _, tc := range []struct {
 		name   string
 		labels int // distinct values of node column 0; 0 keeps randomGraph's three

@@ -168,30 +168,22 @@ func TestChooseAlgorithm(t *testing.T) {
 	}
 }
 
-func mustParse(s string) microkernel.Kernel {
-	k, err := microkernel.Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
-
 var (
 	nodeKernels = map[string]microkernel.Kernel{
 		"none":      nil,
-		"label":     mustParse(`{"kind":"kronecker_delta","h":0,"col":0}`),
-		"label-h":   mustParse(`{"kind":"kronecker_delta","h":0.3,"col":0}`),
-		"float":     mustParse(`{"kind":"square_exponential","length_scale":0.8,"col":1}`),
-		"both":      mustParse(`{"kind":"product","terms":[{"kind":"kronecker_delta","h":0,"col":0},{"kind":"square_exponential","length_scale":1.5,"col":1}]}`),
-		"2label":    mustParse(`{"kind":"product","terms":[{"kind":"constant","c":2},{"kind":"kronecker_delta","h":0,"col":0,"width":2}]}`),
-		"normlabel": mustParse(`{"kind":"normalized","kernel":{"kind":"product","terms":[{"kind":"constant","c":3},{"kind":"kronecker_delta","h":0,"col":0}]}}`),
+		"label":     microkernel.MustParse(`{"kind":"kronecker_delta","h":0,"col":0}`),
+		"label-h":   microkernel.MustParse(`{"kind":"kronecker_delta","h":0.3,"col":0}`),
+		"float":     microkernel.MustParse(`{"kind":"square_exponential","length_scale":0.8,"col":1}`),
+		"both":      microkernel.MustParse(`{"kind":"product","terms":[{"kind":"kronecker_delta","h":0,"col":0},{"kind":"square_exponential","length_scale":1.5,"col":1}]}`),
+		"2label":    microkernel.MustParse(`{"kind":"product","terms":[{"kind":"constant","c":2},{"kind":"kronecker_delta","h":0,"col":0,"width":2}]}`),
+		"normlabel": microkernel.MustParse(`{"kind":"normalized","kernel":{"kind":"product","terms":[{"kind":"constant","c":3},{"kind":"kronecker_delta","h":0,"col":0}]}}`),
 	}
 	lengthKernels = map[string]microkernel.Kernel{
 		"exact":    nil,
-		"exact2":   mustParse(`{"kind":"product","terms":[{"kind":"constant","c":2},{"kind":"kronecker_delta","h":0,"col":0}]}`),
-		"delta-h":  mustParse(`{"kind":"kronecker_delta","h":0.5,"col":0}`),
-		"gauss":    mustParse(`{"kind":"square_exponential","length_scale":1,"col":0}`),
-		"brownian": mustParse(`{"kind":"brownian_bridge","c":2,"col":0}`),
+		"exact2":   microkernel.MustParse(`{"kind":"product","terms":[{"kind":"constant","c":2},{"kind":"kronecker_delta","h":0,"col":0}]}`),
+		"delta-h":  microkernel.MustParse(`{"kind":"kronecker_delta","h":0.5,"col":0}`),
+		"gauss":    microkernel.MustParse(`{"kind":"square_exponential","length_scale":1,"col":0}`),
+		"brownian": microkernel.MustParse(`{"kind":"brownian_bridge","c":2,"col":0}`),
 	}
 )
 
@@ -324,7 +316,7 @@ func TestErrors(t *testing.T) {
 		{"missing column", []*graph.Graph{ok}, Options{WeightCol: 3}, 1, "weight column 3 does not exist"},
 		{"bad weight col", []*graph.Graph{ok}, Options{WeightCol: -7}, 1, "weight column -7"},
 		{"node column", []*graph.Graph{ok}, Options{WeightCol: HopCounts, NodeKernel: nodeKernels["float"]}, 1, "reads feature column 1"},
-		{"length column", []*graph.Graph{ok}, Options{WeightCol: HopCounts, LengthKernel: mustParse(`{"kind":"kronecker_delta","h":0,"col":1}`)}, 1, "length kernel reads column 1"},
+		{"length column", []*graph.Graph{ok}, Options{WeightCol: HopCounts, LengthKernel: microkernel.MustParse(`{"kind":"kronecker_delta","h":0,"col":1}`)}, 1, "length kernel reads column 1"},
 		{"forced method", []*graph.Graph{ok}, Options{WeightCol: HopCounts, LengthKernel: lengthKernels["gauss"], Method: MethodFeatureMap}, 1, "feature-map method needs"},
 		{"bfs weighted", []*graph.Graph{ok}, Options{WeightCol: 0, APSP: BFS}, 1, "BFS counts hops"},
 		{"output size", []*graph.Graph{ok}, Options{WeightCol: HopCounts}, 3, "output has 3 entries"},
