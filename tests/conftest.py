@@ -49,6 +49,25 @@ def random_graph(rng, n, p_edge=0.4, self_loops=True, n_labels=3, vec=2):
     )
 
 
+def to_grakel(g, edge_label=None, self_loops=True, attribute=None):
+    """GraKeL's input for graph g: the edge dictionary (both orientations, every node a
+    key, a self-loop once or, with ``self_loops=False``, dropped), the node labels
+    ("label", as Python scalars) or, with ``attribute``, one float64 vector per node,
+    and with ``edge_label`` the edge labels (both orientations)."""
+    adj, edges = {i: {} for i in range(g.n_nodes)}, {}
+    for k, (u, v) in enumerate(g.edges.tolist()):
+        if u == v and not self_loops:
+            continue
+        adj[u][v] = adj[v][u] = 1.0
+        if edge_label is not None:
+            edges[u, v] = edges[v, u] = g.edge_attrs[edge_label][k].item()
+    if attribute is None:
+        nodes = {i: x.item() for i, x in enumerate(g.node_attrs["label"])}
+    else:
+        nodes = {i: np.asarray(x, dtype=np.float64) for i, x in enumerate(g.node_attrs[attribute])}
+    return [adj, nodes, edges] if edge_label is not None else [adj, nodes]
+
+
 def bits(a):
     """The float64 values as integers: equal arrays of bits, not merely equal numbers (-0.0, NaN)."""
     a = np.ascontiguousarray(a, dtype=np.float64)

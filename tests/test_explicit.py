@@ -11,7 +11,7 @@ import pytest
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 
-from conftest import dataset_dir, random_graph
+from conftest import dataset_dir, random_graph, to_grakel
 from graphgram import EdgeHistogramKernel, Graph, VertexHistogramKernel, WeisfeilerLehmanKernel
 from graphgram.datasets import load_tu
 
@@ -20,19 +20,6 @@ grakel = pytest.importorskip("grakel")
 # Spread subsets keep GraKeL's pure-Python relabelling within the test budget
 # (its optimal assignment is quadratic in Python); benchmarks/ compare whole sets.
 SUBSETS = {"ENZYMES": 200, "PROTEINS": 200, "NCI1": 300}
-
-
-def to_grakel(g, edge_label=None):
-    """GraKeL input: the edge dictionary (both orientations, self-loops once, every
-    node a key), node labels, and edge labels."""
-    adj = {i: {} for i in range(g.n_nodes)}
-    el = {}
-    for k, (u, v) in enumerate(g.edges.tolist()):
-        adj[u][v] = adj[v][u] = 1.0
-        if edge_label is not None:
-            el[(u, v)] = el[(v, u)] = g.edge_attrs[edge_label][k].item()
-    nl = {i: x.item() for i, x in enumerate(g.node_attrs["label"])}
-    return [adj, nl, el] if edge_label is not None else [adj, nl]
 
 
 def has_isolated_nodes(g):

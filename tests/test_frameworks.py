@@ -14,7 +14,7 @@ from graphgram import (CoreFramework, Graph, MarginalizedGraphKernel, ShortestPa
                        WeisfeilerLehmanKernel, WLFramework)
 from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
 
-from conftest import assert_bit_identical, random_graph
+from conftest import assert_bit_identical, random_graph, to_grakel
 
 LABEL = TensorProduct(label=KroneckerDelta(0.0))
 
@@ -27,13 +27,6 @@ def sp():
 def graphs():
     rng = np.random.default_rng(5)
     return [random_graph(rng, int(rng.integers(1, 9)), p_edge=0.45) for _ in range(12)]
-
-
-def to_grakel(g):
-    adj = {i: {} for i in range(g.n_nodes)}
-    for u, v in g.edges.tolist():
-        adj[u][v] = adj[v][u] = 1.0
-    return [adj, {i: x.item() for i, x in enumerate(g.node_attrs["label"])}]
 
 
 @pytest.mark.parametrize("normalize", [False, True])

@@ -7,17 +7,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from conftest import assert_bit_identical, random_graph
+from conftest import assert_bit_identical, random_graph, to_grakel
 from graphgram import Graph, NeighborhoodHashKernel
 
 grakel = pytest.importorskip("grakel")
-
-
-def to_grakel(g):
-    adj = {i: {} for i in range(g.n_nodes)}
-    for u, v in g.edges.tolist():
-        adj[u][v] = adj[v][u] = 1.0
-    return [adj, {i: x.item() for i, x in enumerate(g.node_attrs["label"])}]
 
 
 @pytest.mark.parametrize("bits", [3, 8])

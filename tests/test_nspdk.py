@@ -2,24 +2,15 @@
 encoding sorted, where its distances are right), a brute-force reference of the
 definition, call independence, and the kernel's conventions."""
 
-import warnings
 from collections import Counter, deque
 
 import numpy as np
 import pytest
 
-from conftest import assert_bit_identical, random_graph
+from conftest import assert_bit_identical, random_graph, to_grakel
 from graphgram import Graph, NSPDKKernel
 
 grakel = pytest.importorskip("grakel")
-
-
-def to_grakel(g):
-    adj, bonds = {i: {} for i in range(g.n_nodes)}, {}
-    for (u, v), e in zip(g.edges.tolist(), g.edge_attrs["label"].tolist()):
-        adj[u][v] = adj[v][u] = 1.0
-        bonds[u, v] = bonds[v, u] = e
-    return [adj, {i: x.item() for i, x in enumerate(g.node_attrs["label"])}, bonds]
 
 
 def sorted_hash_graph(D, vertices, edges, glv, gle):
@@ -42,7 +33,8 @@ def test_grakel_equivalence(mutag, monkeypatch, r, d):
 
     monkeypatch.setattr(module, "hash_graph", sorted_hash_graph)
     graphs = mutag[0][:60]
-    ref = NeighborhoodSubgraphPairwiseDistance(r=r, d=d).fit_transform([to_grakel(g) for g in graphs])
+    ref = NeighborhoodSubgraphPairwiseDistance(r=r, d=d).fit_transform(
+        [to_grakel(g, edge_label="label") for g in graphs])
     assert_bit_identical(NSPDKKernel(r=r, d=d, edge_label="label")(graphs), ref, "r=%d, d=%d" % (r, d))
 
 
@@ -55,7 +47,8 @@ def test_grakel_depends_on_node_numbering(mutag):
     perm = np.random.default_rng(1).permutation(g.n_nodes)
     h = Graph(g.n_nodes, perm[g.edges], node_attrs={"label": g.node_attrs["label"][np.argsort(perm)]},
               edge_attrs={"label": g.edge_attrs["label"]})
-    ref = NeighborhoodSubgraphPairwiseDistance(r=2, d=2).fit_transform([to_grakel(g), to_grakel(h)])
+    ref = NeighborhoodSubgraphPairwiseDistance(r=2, d=2).fit_transform(
+        [to_grakel(g, edge_label="label"), to_grakel(h, edge_label="label")])
     assert ref[0, 1] < ref[0, 0] - 1
     K = NSPDKKernel(r=2, d=2, edge_label="label")([g, h])
     assert_bit_identical(K, np.full((2, 2), 9.0), "renumbered")

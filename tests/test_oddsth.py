@@ -8,18 +8,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from conftest import assert_bit_identical, assert_label_errors, assert_pair_only, random_graph
+from conftest import assert_bit_identical, assert_label_errors, assert_pair_only, random_graph, to_grakel
 from graphgram import Graph, OddSthKernel
 
 grakel = pytest.importorskip("grakel")
-
-
-def to_grakel(g):
-    adj = {i: {} for i in range(g.n_nodes)}
-    for u, v in g.edges.tolist():
-        if u != v:
-            adj[u][v] = adj[v][u] = 1.0
-    return [adj, {i: x.item() for i, x in enumerate(g.node_attrs["label"])}]
 
 
 def sorted_hash_trees(tree):
@@ -45,7 +37,7 @@ def grakel_features(graphs, h, monkeypatch):
     kernel = OddSth(h=h)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        K = kernel.fit_transform([to_grakel(g) for g in graphs])
+        K = kernel.fit_transform([to_grakel(g, self_loops=False) for g in graphs])
     nodes = kernel.X[0]
     phi = np.array([nodes[v][1] for v in nodes], dtype=np.float64).T
     weight = np.array([nodes[v][0] for v in nodes], dtype=np.float64)

@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from conftest import assert_bit_identical, dataset_dir, random_graph
+from conftest import assert_bit_identical, dataset_dir, random_graph, to_grakel
 from graphgram import Graph, PropagationAttrKernel, PropagationKernel
 from graphgram.datasets import load_tu
 
@@ -157,15 +157,6 @@ def grakel_random_state(kernel_of, t_max, w, coef, offset, cauchy):
     return Ours()
 
 
-def to_grakel(g, attr=None):
-    adj = {i: {} for i in range(g.n_nodes)}
-    for u, v in g.edges.tolist():
-        adj[u][v] = adj[v][u] = 1.0
-    if attr is None:
-        return [adj, {i: x.item() for i, x in enumerate(g.node_attrs["label"])}]
-    return [adj, {i: np.asarray(x, dtype=np.float64) for i, x in enumerate(g.node_attrs[attr])}]
-
-
 @pytest.mark.parametrize("metric, w", [("TV", 0.01), ("H", 0.01), ("TV", 1e6)])
 def test_grakel_propagation_with_our_draws(mutag, metric, w):
     grakel = pytest.importorskip("grakel")
@@ -192,7 +183,7 @@ def test_grakel_propagation_attr_with_our_draws(metric):
     gk.random_state = grakel_random_state(
         lambda: None, 4, w, lambda t, _: [coefficient(1, t, "attr:%d" % k, metric == "L1") for k in range(d)],
         lambda t: [w * uniforms(1, t, "offset:%d" % k)[0] for k in range(d)], metric == "L1")
-    ref = gk.fit_transform([to_grakel(g, "attributes") for g in graphs])
+    ref = gk.fit_transform([to_grakel(g, attribute="attributes") for g in graphs])
     K = PropagationAttrKernel(t_max=4, w=w, metric=metric, random_state=1)(graphs)
     assert np.count_nonzero(K - np.diag(np.diag(K))) > 0
     np.testing.assert_array_equal(K, ref)

@@ -8,17 +8,10 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import DATASETS, assert_bit_identical, assert_label_errors, assert_pair_only, random_graph
+from conftest import DATASETS, assert_bit_identical, assert_label_errors, assert_pair_only, random_graph, to_grakel
 from graphgram import Graph, PyramidMatchKernel, datasets
 
 grakel = pytest.importorskip("grakel")
-
-
-def to_grakel(g):
-    adj = {i: {} for i in range(g.n_nodes)}
-    for u, v in g.edges.tolist():
-        adj[u][v] = adj[v][u] = 1.0
-    return [adj, {i: x.item() for i, x in enumerate(g.node_attrs["label"])}]
 
 
 def adjacency(g):

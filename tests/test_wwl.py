@@ -3,7 +3,6 @@ WL label sequences and propagated attributes computed here from the
 definitions, every node pair's ground cost, and the transport problem solved by
 POT's exact ``ot.emd2`` and by ``scipy.optimize.linprog``."""
 
-import warnings
 
 import numpy as np
 import pytest
