@@ -201,6 +201,14 @@ def test_low_rank_values_and_gradients_equal_the_nystrom_formula(pool):
     assert torch.autograd.gradcheck(f, (raw,), eps=1e-6, atol=1e-7, rtol=1e-5)
 
 
+def test_low_rank_raises_jitter_as_the_scikit_learn_kernel(pool):
+    # Z holds one graph twice: K(Z, Z) is singular without jitter.
+    k = GPyTorchGraphKernel(molecular_kernel(verbose=False), pool, inducing=[3, 3, 5], jitter=0.0)
+    with pytest.warns(RuntimeWarning, match="not numerically positive definite with jitter=0"):
+        K = k(indices(0, 1, 2)).to_dense()
+    assert torch.isfinite(K).all()
+
+
 def test_low_rank_gp_with_chosen_inducing_graphs():
     graphs, y = esol(40)
     X = torch.arange(30, dtype=torch.float64)[:, None]

@@ -12,6 +12,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..gaussian_process import LowRankGraphKernel
+from ..gaussian_process._low_rank import check_jitter, jittered_cholesky
 from ..gaussian_process._inducing import METHODS, choose
 from ..graph import as_graph_list
 from ..kernels._base import GraphKernelBase
@@ -157,7 +158,8 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         :class:`~graphgram.LowRankGraphKernel`.
     jitter : float, default=1e-8
         Added to K(Z, Z)'s diagonal, relative to its mean, and raised tenfold
-        (to at most 1e-2) while its Cholesky factorization fails.
+        (to at most 1e-2, with a RuntimeWarning) while its Cholesky
+        factorization fails, as in :class:`~graphgram.LowRankGraphKernel`.
     random_state : int, RandomState or None, default=0
         Seed of the inducing graphs' choice.
     **kwargs
@@ -254,8 +256,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         elif isinstance(inducing, (bool, float, str, bytes)) or np.ndim(inducing) != 1 or not len(inducing):
             raise TypeError("inducing must be None, a number of graphs or a list of pool indices, got %r"
                             % (inducing,))
-        if not (isinstance(jitter, numbers.Real) and 0 <= jitter < 1e-2):
-            raise ValueError("jitter must be a number in [0, 0.01), got %r" % (jitter,))
+        check_jitter(jitter)
 
     # --- hyperparameters ------------------------------------------------------
     @property
@@ -350,23 +351,17 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         return self.inducing_indices_
 
     def _factor(self, Kzz):
-        """The lower Cholesky factor of K(Z, Z) + εI, raising ε tenfold until it factors (at most 1e-2)."""
-        scale = float(Kzz.detach().diagonal().mean())
-        if not scale > 0:
-            raise ValueError("K(Z, Z) of the inducing graphs has a mean diagonal of %g: the inducing graphs have "
-                             "no similarity to themselves" % scale)
+        """The lower Cholesky factor of K(Z, Z) + εI (differentiable), ε raised as LowRankGraphKernel's."""
         eye = torch.eye(len(Kzz), dtype=Kzz.dtype)
-        rel = float(self.jitter)
-        while True:
-            L, info = torch.linalg.cholesky_ex(Kzz + rel * scale * eye)
-            if int(info) == 0:
-                return L
-            if rel >= 1e-2:
-                raise ValueError("K(Z, Z) of the inducing graphs is not positive definite even with a jitter of %g "
-                                 "times its mean diagonal: use fewer or other inducing graphs" % rel)
-            rel = max(10 * rel, 1e-12)
 
-    # --- the computation ------------------------------------------------------------
+        def cholesky(eps):
+            L, info = torch.linalg.cholesky_ex(Kzz + eps * eye)
+            if int(info):
+                raise np.linalg.LinAlgError("not positive definite")
+            return L
+
+        return jittered_cholesky(Kzz.detach().cpu().numpy(), self.jitter, cholesky, stacklevel=6)
+
     def _subset(self, request, local):
         return [self.graphs[p] for p in request.positions[local]]
 
