@@ -372,18 +372,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         K = cache[np.ix_(pos, pos)] if cache is not None else np.full((len(pos),) * 2, np.nan)
         missing = request.need & np.isnan(K)
         if missing.any():
-            kernel = self._kernel_at(theta)
-            blocks = cover(missing)
-            for R, C in blocks:
-                if R is C:
-                    B = kernel._symmetric_gram(self._subset(request, R))[0]
-                else:
-                    B = kernel._cross_gram(self._subset(request, R), self._subset(request, C))
-                K[np.ix_(R, C)] = B
-                K[np.ix_(C, R)] = B.T
-            d = np.flatnonzero(np.diagonal(missing) & np.isnan(np.diagonal(K)))
-            if len(d):
-                K[d, d] = kernel.diag(self._subset(request, d))
+            self._fill(self._kernel_at(theta), request, missing, K)
             if cache is not None:
                 cache[np.ix_(pos, pos)] = K
         return K
@@ -396,25 +385,35 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             return self._cache.gradient
         u, d = len(request.positions), len(theta)
         K, G = np.zeros((u, u)), np.zeros((u, u, d))
-        kernel = self._kernel_at(theta)
-        covered = np.zeros(u, dtype=bool)
-        for R, C in cover(request.need):
-            if R is C:
-                B, GB = kernel._block_gradient(self._subset(request, R))
-                covered[R] = True
-            else:
-                B, GB = kernel._block_gradient(self._subset(request, R), self._subset(request, C))
-            K[np.ix_(R, C)], G[np.ix_(R, C)] = B, GB
-            K[np.ix_(C, R)], G[np.ix_(C, R)] = B.T, GB.transpose(1, 0, 2)
-        diag = np.flatnonzero(np.diagonal(request.need) & ~covered)
-        if len(diag):
-            K[diag, diag], G[diag, diag] = kernel._diag_gradient(self._subset(request, diag))
+        self._fill(self._kernel_at(theta), request, request.need, K, G)
         cache = self._cache.values
         if cache is not None:
             pos = request.positions
             cache[np.ix_(pos, pos)] = np.where(request.need | request.need.T, K, cache[np.ix_(pos, pos)])
         self._cache.gradient_key, self._cache.gradient = key, (K, G)
         return K, G
+
+    def _fill(self, kernel, request, missing, K, G=None):
+        """Compute the local pairs ``missing`` marks (read as symmetric) into K, and their
+        ∂K/∂θ into G when given: few Gram blocks (:func:`cover`), each written with its
+        mirror, then the self-similarities that no symmetric block gave."""
+        covered = np.zeros(len(K), dtype=bool)
+        for R, C in cover(missing):
+            X = self._subset(request, R)
+            Y = None if R is C else self._subset(request, C)
+            covered[R] |= Y is None
+            if G is None:
+                B = kernel._symmetric_gram(X)[0] if Y is None else kernel._cross_gram(X, Y)
+            else:
+                B, GB = kernel._block_gradient(X, Y)
+                G[np.ix_(R, C)], G[np.ix_(C, R)] = GB, GB.transpose(1, 0, 2)
+            K[np.ix_(R, C)], K[np.ix_(C, R)] = B, B.T
+        d = np.flatnonzero(np.diagonal(missing) & ~covered)
+        if len(d):
+            if G is None:
+                K[d, d] = kernel.diag(self._subset(request, d))
+            else:
+                K[d, d], G[d, d] = kernel._diag_gradient(self._subset(request, d))
 
     def __repr__(self):
         return "GPyTorchGraphKernel(%r, %d graphs)" % (self.graph_kernel, len(self.graphs))
