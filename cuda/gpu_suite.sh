@@ -6,12 +6,13 @@
 #                            # .cuda-toolkit/ if none is found, libggcuda.so,
 #                            # the Go test binary and compute-sanitizer, all
 #                            # under cuda/build/ and .cuda-toolkit/
-#   cuda/gpu_suite.sh run    # on the GPU machine: the suite, then the suite's
+#   cuda/gpu_suite.sh run    # on the GPU machine: the suite in its short
+#                            # form and the selfcheck, the short suite's
 #                            # correctness tests under compute-sanitizer
 #                            # (memcheck, racecheck, synccheck, initcheck),
-#                            # then the GPU-vs-CPU benchmarks; logs and one
-#                            # summary, report.md, to $OUT (or
-#                            # cuda/build/gpu-logs)
+#                            # the GPU-vs-CPU benchmarks, then the full
+#                            # suite; logs and one summary, report.md, to
+#                            # $OUT (or cuda/build/gpu-logs)
 #   cuda/gpu_suite.sh        # both, on a GPU machine with Go and Python
 #
 # `run` needs neither Go nor nvcc: the build products are self-contained
@@ -19,10 +20,13 @@
 # when no device is usable rather than reporting a suite of skips.
 #
 # Each phase of `run` runs under a wall-clock limit, so that one device
-# lease returns every phase's log even if one phase hangs: GG_SUITE_S (the
-# suite, default 1200), GG_SANITIZER_S (each sanitizer tool, default 900),
-# GG_BENCH_S (the benchmarks, default 1200). A phase cut off is a failure and
-# report.md says so.
+# lease returns every phase's log even if one phase hangs: GG_SHORT_S (the
+# short suite, default 300), GG_SANITIZER_S (each sanitizer tool, default
+# 900), GG_BENCH_S (the benchmarks, default 1200), GG_SUITE_S (the full suite,
+# default 1200). A phase cut off is a failure and report.md says so. Within a
+# 15-minute lease (2026-11-27, H100: short suite 3 s, memcheck, synccheck and
+# initcheck under 30 s each, racecheck over 120 s, benchmarks about 25 s):
+#   GG_SANITIZER_S=60 GG_BENCH_S=90 GG_SUITE_S=200 cuda/gpu_suite.sh run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=cuda/build
@@ -47,13 +51,15 @@ run() {
     (nvidia-smi || true) >"$logs/nvidia-smi.txt" 2>&1
     cp "$B/ptxas.json" "$logs/" 2>/dev/null || true
     local rc=0
-    (cd cuda && GGCUDA_TEST_LIB=$lib timeout "${GG_SUITE_S:-1200}" "$test" -test.v -test.count=1 -test.timeout 20m) 2>&1 |
-        tee "$logs/suite.txt" || { echo "gpu_suite: the suite failed or was cut off (exit ${PIPESTATUS[0]}; 124: past GG_SUITE_S)" | tee -a "$logs/suite.txt"; rc=1; }
+    # The whole suite in its short form first (about 3 s on an H100): every
+    # test reaches the device even when a lease is too short for the full one.
+    (cd cuda && GGCUDA_SHORT=1 GGCUDA_TEST_LIB=$lib timeout "${GG_SHORT_S:-300}" "$test" -test.v -test.count=1) 2>&1 |
+        tee "$logs/short.txt" || { echo "gpu_suite: the short suite failed or was cut off (exit ${PIPESTATUS[0]}; 124: past GG_SHORT_S)" | tee -a "$logs/short.txt"; rc=1; }
     # The device self-validation that graphgram runs on first use (cuda/selfcheck).
     (cd cuda/selfcheck && GGCUDA_TEST_LIB=$lib timeout 300 "$(realpath "../../$B/selfcheck.test")" -test.v -test.count=1) 2>&1 |
-        tee -a "$logs/suite.txt" || { echo "gpu_suite: the selfcheck tests failed (exit ${PIPESTATUS[0]})" | tee -a "$logs/suite.txt"; rc=1; }
-    if grep -q -- "--- SKIP: TestGPUGramAgainstCPU" "$logs/suite.txt"; then
-        echo "gpu_suite: the GPU tests were skipped: no usable device (see $logs/suite.txt)"
+        tee -a "$logs/short.txt" || { echo "gpu_suite: the selfcheck tests failed (exit ${PIPESTATUS[0]})" | tee -a "$logs/short.txt"; rc=1; }
+    if grep -q -- "--- SKIP: TestGPUGramAgainstCPU" "$logs/short.txt"; then
+        echo "gpu_suite: the GPU tests were skipped: no usable device (see $logs/short.txt)"
         report "$logs" "no usable device: the suite skipped itself"
         exit 1
     fi
@@ -66,13 +72,22 @@ run() {
             echo "== compute-sanitizer --tool $tool" | tee -a "$logs/sanitizer.txt"
             (cd cuda && GGCUDA_SANITIZE=1 GGCUDA_TEST_LIB=$lib timeout "${GG_SANITIZER_S:-900}" "$san" --tool "$tool" --error-exitcode 9 \
                 "$test" -test.count=1 -test.run 'TestGPU(GramAgainstCPU|GradAgainstCPU|PersistentAndChunks|GradChunks|Unconverged|Staging$|Nodal|Diag|ShortestPath$|ShortestPathStreams|Explicit)') \
-                >>"$logs/sanitizer.txt" 2>&1 || { rc=1; echo "   FAILED ($tool)" | tee -a "$logs/sanitizer.txt"; }
+                >>"$logs/sanitizer.txt" 2>&1 || {
+                local e=$?
+                rc=1
+                if [ "$e" = 124 ]; then echo "   CUT OFF ($tool)"; else echo "   FAILED ($tool)"; fi | tee -a "$logs/sanitizer.txt"
+            }
             tail -3 "$logs/sanitizer.txt"
         done
     fi
     # The GPU against the CPU backend on the same inputs (gpu_bench_test.go).
     (cd cuda && GGCUDA_TEST_LIB=$lib timeout "${GG_BENCH_S:-1200}" "$test" -test.run '^$' -test.bench 'BenchmarkGPU' -test.benchtime 3x \
         -test.timeout 20m) 2>&1 | tee "$logs/bench.txt" || rc=1
+    # The full suite last: on an H100 it needs more than 20 minutes (its
+    # 300-550-node timing graphs and the 150-node suite graph are slow on the
+    # device, and the CPU references take their share).
+    (cd cuda && GGCUDA_TEST_LIB=$lib timeout "${GG_SUITE_S:-1200}" "$test" -test.v -test.count=1 -test.timeout 60m) 2>&1 |
+        tee "$logs/suite.txt" || { echo "gpu_suite: the suite failed or was cut off (exit ${PIPESTATUS[0]}; 124: past GG_SUITE_S)" | tee -a "$logs/suite.txt"; rc=1; }
     report "$logs" ""
     exit $rc
 }
@@ -90,20 +105,24 @@ report() {
         echo '```'
         nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>/dev/null ||
             echo "nvidia-smi not available"
-        grep -E 'gpu_test.go:[0-9]+: device [0-9]+: ' "$logs/suite.txt" 2>/dev/null | sed 's/^ *gpu_test.go:[0-9]*: //' || true
+        grep -h -E 'gpu_test.go:[0-9]+: device [0-9]+: ' "$logs/short.txt" 2>/dev/null | sed 's/^ *gpu_test.go:[0-9]*: //' || true
         echo '```'
         echo
         echo "## Suite"
         echo
-        local f=$logs/suite.txt
-        if [ -f "$f" ]; then
-            echo "tests: $(grep -c -- '^--- PASS' "$f") passed, $(grep -c -- '^--- FAIL' "$f") failed," \
-                "$(grep -c -- '^--- SKIP' "$f") skipped; subtests: $(grep -c -E -- '^ +--- PASS' "$f") passed," \
-                "$(grep -c -E -- '^ +--- FAIL' "$f") failed; result: $(grep -E '^(ok|FAIL|PASS)' "$f" | tail -1)"
-            grep -E -- '--- FAIL' "$f" | sed 's/^ */    /' | head -50 || true
-        else
-            echo "not run"
-        fi
+        local f
+        for f in "$logs/short.txt" "$logs/suite.txt"; do
+            echo "$(basename "$f" .txt):"
+            if [ -f "$f" ]; then
+                echo "tests: $(grep -c -- '^--- PASS' "$f") passed, $(grep -c -- '^--- FAIL' "$f") failed," \
+                    "$(grep -c -- '^--- SKIP' "$f") skipped; subtests: $(grep -c -E -- '^ +--- PASS' "$f") passed," \
+                    "$(grep -c -E -- '^ +--- FAIL' "$f") failed; result: $(grep -E '^(ok|FAIL|PASS)' "$f" | tail -1)"
+                grep -E -- '--- FAIL|cut off' "$f" | sed 's/^ */    /' | head -50 || true
+            else
+                echo "not run"
+            fi
+            echo
+        done
         echo
         echo "## compute-sanitizer"
         echo
@@ -115,6 +134,8 @@ report() {
                 part=$(awk -v t="== compute-sanitizer --tool $tool" '$0 == t {on = 1; next} /^== compute-sanitizer/ {on = 0} on' "$f")
                 if [ -z "$part" ]; then
                     echo "* $tool: not run"
+                elif grep -q "CUT OFF ($tool)" "$f"; then
+                    echo "* $tool: **cut off** after GG_SANITIZER_S: $(echo "$part" | grep -c -E 'Error|hazard') errors reported before that"
                 elif grep -q "FAILED ($tool)" "$f"; then
                     echo "* $tool: **FAILED**: $(echo "$part" | grep -m1 'ERROR SUMMARY' || echo "$part" | grep -m1 -E 'FAIL|Error')"
                 else
@@ -140,7 +161,7 @@ report() {
                  END {
                     for (i = 1; i <= n; i++) {
                         split(names[i], p, "/"); c = cpu[p[1]]
-                        printf "| %s | %d | %s |\n", names[i], v[names[i]], (c && v[names[i]]) ? sprintf("%.2f", c / v[names[i]]) : "-"
+                        printf "| %s | %.0f | %s |\n", names[i], v[names[i]], (c && v[names[i]]) ? sprintf("%.2f", c / v[names[i]]) : "-"
                     }
                  }' "$f"
             echo
@@ -151,7 +172,7 @@ report() {
             echo "not run"
         fi
         echo
-        echo "Logs: suite.txt, sanitizer.txt, bench.txt, nvidia-smi.txt, ptxas.json."
+        echo "Logs: short.txt, suite.txt, sanitizer.txt, bench.txt, nvidia-smi.txt, ptxas.json."
     } >"$r"
     echo "gpu_suite: report in $r"
 }
