@@ -10,7 +10,8 @@ without Python:
     GRAPHGRAM_REPLAY=/tmp/esol300 GOEXPERIMENT=simd GOMAXPROCS=1 \\
         go test ./pybind -run '^$' -bench Replay -cpuprofile cpu.out
 
-``--min-atoms 20`` keeps only molecules with at least 20 heavy atoms (drug-size).
+``--min-atoms 20`` keeps only molecules with at least 20 heavy atoms;
+``--set druglike`` takes the drug-size molecules of _druglike.py (seed ``--seed``).
 ``--set MUTAG`` (or another TU set) dumps the first N graphs of that set with
 the TU benchmarks' kernel instead: q = 0.01, KroneckerDelta(0.5) on node and
 edge labels (``--n 0``: all).
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "python"))
+sys.path.insert(0, os.environ.get("GRAPHGRAM_PYTHON", str(HERE.parent / "python")))
 
 from _common import require, tu_kernel  # noqa: E402
 from graphgram import _backend, _packing, datasets, molecular_kernel  # noqa: E402
@@ -40,7 +41,7 @@ TU = ("MUTAG", "ENZYMES", "PROTEINS", "NCI1")
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", help="folder to write")
-    ap.add_argument("--set", default="ESOL", choices=sorted(SETS) + list(TU))
+    ap.add_argument("--set", default="ESOL", choices=sorted(SETS) + list(TU) + ["druglike"])
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--min-atoms", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
@@ -49,6 +50,10 @@ def main():
         graphs, _ = datasets.load_tu(require() / a.set)
         graphs = graphs[:a.n or len(graphs)]
         k = tu_kernel(graphs)
+    elif a.set == "druglike":
+        from _druglike import druglike
+        graphs = [from_smiles(s) for s in druglike(a.n, a.seed)[0]]
+        k = molecular_kernel()
     else:
         path, column = SETS[a.set]
         with open(require() / path, newline="") as f:

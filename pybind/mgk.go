@@ -26,9 +26,11 @@ type mgkParams struct {
 	NParams    int             `json:"n_params"`
 	Lmin       int             `json:"lmin"`
 	Accuracy   float64         `json:"accuracy"`
-	Tol        float64         `json:"tol"`
-	MaxIter    int             `json:"maxiter"`
-	NJobs      int             `json:"n_jobs"`
+	// GradientAccuracy is mgk.Options.GradAccuracy: gradients only, K is unchanged.
+	GradientAccuracy float64 `json:"gradient_accuracy"`
+	Tol              float64 `json:"tol"`
+	MaxIter          int     `json:"maxiter"`
+	NJobs            int     `json:"n_jobs"`
 }
 
 // marginalized computes the marginalized graph kernel (package mgk).
@@ -48,7 +50,7 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 	if nk == nil || ek == nil {
 		return inputError("the marginalized kernel needs a node and an edge kernel")
 	}
-	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: p.Q, Lmin: p.Lmin, Accuracy: p.Accuracy, Tol: p.Tol, MaxIter: p.MaxIter, NJobs: p.NJobs, Control: r.ctl}
+	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: p.Q, Lmin: p.Lmin, Accuracy: p.Accuracy, GradAccuracy: p.GradientAccuracy, Tol: p.Tol, MaxIter: p.MaxIter, NJobs: p.NJobs, Control: r.ctl}
 	gpu, err := p.gpu(warn)
 	if err != nil {
 		return err

@@ -45,6 +45,43 @@ def test_tol_stops_once_the_value_has_settled():
     assert f_tol == pytest.approx(its[k], rel=1e-12)
 
 
+def scipy_iterates(f, x0, bounds):
+    """(value, largest projected-gradient component) after each of scipy's own L-BFGS-B iterations."""
+    its = []
+
+    def callback(intermediate_result):
+        x = intermediate_result.x
+        g = f(x)[1]
+        blocked = ((x <= bounds[:, 0]) & (g > 0)) | ((x >= bounds[:, 1]) & (g < 0))
+        its.append((intermediate_result.fun, np.max(np.abs(np.where(blocked, 0.0, g)))))
+
+    scipy.optimize.minimize(f, x0, method="L-BFGS-B", jac=True, bounds=bounds, callback=callback)
+    return its
+
+
+@pytest.mark.parametrize("gtol", [None, 1.0, 0.1, 0.001])
+def test_tol_waits_for_a_flat_projected_gradient(gtol):
+    # tol so large that every iteration has settled by value: the stop is the
+    # first iterate after patience whose projected gradient is below gtol.
+    x0, bounds = np.array([-1.2, 1.0, -0.5, 0.8]), np.array([[-2.0, 2.0]] * 4)
+    its = scipy_iterates(rosenbrock, x0, bounds)
+    k = next(i for i in range(2, len(its)) if gtol is None or its[i][1] < gtol)
+    assert gtol is None or its[2][1] >= gtol  # the gradient condition decides here
+    x, fun = minimize(rosenbrock, x0, bounds, tol=1e9, patience=2, gtol=gtol)
+    assert fun == its[k][0]
+
+
+def test_gtol_ignores_components_pushing_against_a_bound():
+    # The optimum (1, 1) lies outside the box: the fit ends on the bound x1 = 0.5,
+    # where the gradient still pushes outwards, and tol may stop it there.
+    x0, bounds = np.array([-1.2, 0.2]), np.array([[-2.0, 2.0], [-2.0, 0.5]])
+    its = scipy_iterates(rosenbrock, x0, bounds)
+    assert its[-1][1] < 1e-3
+    x, fun = minimize(rosenbrock, x0, bounds, tol=1e-6, patience=2, gtol=1e-3)
+    assert x[1] == 0.5 and rosenbrock(x)[1][1] < -0.1
+    assert fun == pytest.approx(its[-1][0], abs=1e-6)
+
+
 def test_no_tol_is_scipys_minimization():
     x0, bounds = np.array([-1.2, 1.0]), np.array([[-2.0, 2.0]] * 2)
     res = scipy.optimize.minimize(rosenbrock, x0, method="L-BFGS-B", jac=True, bounds=bounds)

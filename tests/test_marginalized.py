@@ -186,6 +186,26 @@ def test_n_jobs_gives_identical_values(mutag):
     np.testing.assert_array_equal(K1, K2)
 
 
+def test_gradient_accuracy_changes_gradients_only(mutag):
+    # The optimizer's gradients may be looser; the values keep the accuracy
+    # contract bit for bit, so a fitted model does not depend on the setting.
+    graphs, _ = mutag
+    node = edge = TensorProduct(label=KroneckerDelta(0.5))
+    sub = graphs[:12]
+    K, G = MarginalizedGraphKernel(node, edge, q=0.05)(sub, eval_gradient=True)
+    K3, G3 = MarginalizedGraphKernel(node, edge, q=0.05, gradient_accuracy=1e-3)(sub, eval_gradient=True)
+    np.testing.assert_array_equal(K3, K)
+    assert not np.array_equal(G3, G)  # it reaches the solver
+    assert np.max(np.abs(G3 - G)) < 1e-2 * np.max(np.abs(G))
+    np.testing.assert_allclose(G3, G, rtol=1e-2, atol=1e-3 * np.max(np.abs(G)))
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, -1e-3, "1e-4", float("nan")])
+def test_error_gradient_accuracy(value):
+    with pytest.raises(ValueError, match="gradient_accuracy"):
+        MarginalizedGraphKernel(gradient_accuracy=value)([labeled()])
+
+
 def test_demo_classifies_mutag():
     from graphgram import demo
     assert demo.main([]) > 0.83  # about 0.86 with the defaults

@@ -92,6 +92,13 @@ class MarginalizedGraphKernel(GraphKernelBase):
     maxiter : int, default=None
         Iteration cap of each solve (of each pair of solves run side by side);
         ``None`` uses the Go core's default.
+    gradient_accuracy : float, default=None
+        The relative accuracy of the gradients ∂K/∂θ that a Gaussian process's
+        optimizer reads; ``None`` means 1e-6. The kernel values keep
+        ``accuracy`` whatever this is, so a fitted model does not depend on
+        it, only the optimizer's path does: 1e-4 made each evaluation of an
+        exact GP's likelihood on drug-size molecules about 15 %% cheaper
+        (benchmarks/README.md, bench_gp_fit.py).
     %(execution_parameters)s
 
     Examples
@@ -109,7 +116,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
 
     def __init__(self, node_kernel=None, edge_kernel=None, q=0.01, q_bounds=(1e-4, 1 - 1e-4), p=1.0, lmin=0,
                  normalize=False, accuracy=None, tol=None, maxiter=None, n_jobs=None, verbose=None, device="auto",
-                 precision="float64"):
+                 precision="float64", gradient_accuracy=None):
         self.node_kernel = node_kernel
         self.edge_kernel = edge_kernel
         self.q = q
@@ -124,6 +131,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
         self.verbose = verbose
         self.device = device
         self.precision = precision
+        self.gradient_accuracy = gradient_accuracy
 
     _kernel = "marginalized"
 
@@ -206,8 +214,10 @@ class MarginalizedGraphKernel(GraphKernelBase):
                                  % (self.q_bounds,))
         if isinstance(self.lmin, bool) or self.lmin not in (0, 1):
             raise ValueError("lmin must be 0 or 1, got %r" % (self.lmin,))
-        if self.accuracy is not None and not (_is_number(self.accuracy) and 0 < self.accuracy < 1):
-            raise ValueError("accuracy must be a number in (0, 1) or None, got %r" % (self.accuracy,))
+        for name in ("accuracy", "gradient_accuracy"):
+            value = getattr(self, name)
+            if value is not None and not (_is_number(value) and 0 < value < 1):
+                raise ValueError("%s must be a number in (0, 1) or None, got %r" % (name, value))
         if self.tol is not None and not (_is_number(self.tol) and 0 < self.tol < 1):
             raise ValueError("tol must be a number in (0, 1) or None, got %r" % (self.tol,))
         if self.maxiter is not None and not (isinstance(self.maxiter, numbers.Integral)
@@ -260,7 +270,8 @@ class MarginalizedGraphKernel(GraphKernelBase):
         return {"node_kernel": self._spec("node kernel", node, node_layout, column, "node_kernel__"),
                 "edge_kernel": self._spec("edge kernel", edge, edge_layout, column, "edge_kernel__"), "q": float(self.q),
                 "q_index": column["q"], "n_params": len(column), "lmin": int(self.lmin),
-                "accuracy": float(self.accuracy or 0.0), "tol": float(self.tol or 0.0),
+                "accuracy": float(self.accuracy or 0.0), "gradient_accuracy": float(self.gradient_accuracy or 0.0),
+                "tol": float(self.tol or 0.0),
                 "maxiter": int(self.maxiter or 0), "n_jobs": self._go_jobs()}
 
     # --- computation --------------------------------------------------------
