@@ -186,6 +186,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=None, help="n_jobs of the graph kernel")
     ap.add_argument("--quiet", action="store_true", help="no line per evaluation")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--gradient-accuracy", type=float, default=None,
+                    help="the graph kernel's gradient_accuracy (default: its own, 1e-6)")
     ap.add_argument("--out", default=str(HERE / "results" / "lowrank.json"))
     args = ap.parse_args()
     global TOL
@@ -203,12 +205,13 @@ def main():
     cut = int(round(0.8 * len(y)))
     tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
     Xtr, Xte = [graphs[i] for i in tr], [graphs[i] for i in te]
-    head = {"set": args.set, "n": len(y), "of": total, "machine": machine(), "seed": args.seed, "tol": TOL}
+    head = {"set": args.set, "n": len(y), "of": total, "machine": machine(), "seed": args.seed, "tol": TOL,
+            "gradient_accuracy": args.gradient_accuracy}
     print(json.dumps(head), flush=True)
     rows = [head]
 
     def kernel():
-        return molecular_kernel(verbose=False, n_jobs=args.jobs)
+        return molecular_kernel(verbose=False, n_jobs=args.jobs, gradient_accuracy=args.gradient_accuracy)
 
     verbose = not args.quiet
     if args.evaluation:
