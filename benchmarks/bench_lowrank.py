@@ -43,8 +43,9 @@ low-rank fit on 2 cores) takes hours; a smoke run takes a minute or two:
     nice .venv/bin/python benchmarks/bench_lowrank.py --evaluation --n 2500 --m 200 --fitc
     nice .venv/bin/python benchmarks/bench_lowrank.py --m 100 200 500 1000 2000 --exact-n 1000 2000 3000 --refit
 
-Every fit uses ``LBFGS(max_iter=--maxiter, tol=--tol)``: ``--tol none`` is
-scikit-learn's stopping rule, the default 0.05 graphgram's (docs/gaussian_processes.md).
+Every fit uses ``LBFGS(max_iter=--maxiter, tol=--tol, max_seconds=--max-seconds)``:
+``--tol none`` is scikit-learn's stopping rule, the default 0.05 graphgram's
+(docs/gaussian_processes.md); ``--max-seconds`` a time budget for each optimization.
 
 ``$GRAPHGRAM_PYTHON`` names another build's ``python/`` folder to measure
 instead of this checkout's (old against new).
@@ -83,19 +84,20 @@ SIGNAL, SIGNAL_BOUNDS, NOISE, NOISE_BOUNDS = 1.0, (1e-3, 1e3), 0.1, (1e-6, 10.0)
 
 
 TOL = 0.05  # LBFGS's stopping rule (--tol)
+MAX_SECONDS = None  # LBFGS's time budget (--max-seconds)
 
 
 def gp_model(kernel, maxiter, verbose):
     k = ConstantKernel(SIGNAL, SIGNAL_BOUNDS) * kernel + WhiteKernel(NOISE, NOISE_BOUNDS)
-    return GaussianProcessRegressor(k, optimizer=LBFGS(max_iter=maxiter, tol=TOL, verbose=verbose),
-                                    normalize_y=True, random_state=0)
+    opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, verbose=verbose)
+    return GaussianProcessRegressor(k, optimizer=opt, normalize_y=True, random_state=0)
 
 
 def low_rank_model(kernel, maxiter, verbose):
     """The same model as gp_model(kernel) for a LowRankGraphKernel, in O(n·m²) per evaluation."""
+    opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, verbose=verbose)
     return LowRankGaussianProcessRegressor(kernel, signal=SIGNAL, signal_bounds=SIGNAL_BOUNDS, noise=NOISE,
-                                           noise_bounds=NOISE_BOUNDS, normalize_y=True,
-                                           optimizer=LBFGS(max_iter=maxiter, tol=TOL, verbose=verbose))
+                                           noise_bounds=NOISE_BOUNDS, normalize_y=True, optimizer=opt)
 
 
 def one_evaluation(kernel, Xtr, ytr, sklearn_too):
@@ -186,12 +188,14 @@ def main():
     ap.add_argument("--jobs", type=int, default=None, help="n_jobs of the graph kernel")
     ap.add_argument("--quiet", action="store_true", help="no line per evaluation")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-seconds", type=float, default=None, help="LBFGS's time budget of each fit")
     ap.add_argument("--gradient-accuracy", type=float, default=None,
                     help="the graph kernel's gradient_accuracy (default: its own, 1e-6)")
     ap.add_argument("--out", default=str(HERE / "results" / "lowrank.json"))
     args = ap.parse_args()
-    global TOL
+    global TOL, MAX_SECONDS
     TOL = None if args.tol.lower() == "none" else float(args.tol)
+    MAX_SECONDS = args.max_seconds
 
     if args.set == "druglike":
         if not args.n:
@@ -206,7 +210,7 @@ def main():
     tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
     Xtr, Xte = [graphs[i] for i in tr], [graphs[i] for i in te]
     head = {"set": args.set, "n": len(y), "of": total, "machine": machine(), "seed": args.seed, "tol": TOL,
-            "gradient_accuracy": args.gradient_accuracy}
+            "max_seconds": MAX_SECONDS, "gradient_accuracy": args.gradient_accuracy}
     print(json.dumps(head), flush=True)
     rows = [head]
 

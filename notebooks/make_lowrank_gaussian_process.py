@@ -66,7 +66,7 @@ cells.append(code("""def fit_low_rank(graphs, y, m, seed=0):
     train, test = order[: int(0.8 * n)], order[int(0.8 * n):]
     low_rank = LowRankGraphKernel(molecular_kernel(verbose=False), inducing=m, fitc=True)
     log = io.StringIO()
-    opt = LBFGS(max_iter=15 if QUICK else 15000, verbose=True, file=log)
+    opt = LBFGS(max_iter=15 if QUICK else 15000, tol=None, verbose=True, file=log)  # scikit-learn's rule, as stored
     gp = LowRankGaussianProcessRegressor(low_rank, signal=1.0, signal_bounds=(1e-2, 1e2), noise=0.1,
                                          noise_bounds=(1e-5, 1.0), normalize_y=True, optimizer=opt)
     t0 = time.perf_counter()

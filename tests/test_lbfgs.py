@@ -82,6 +82,35 @@ def test_gtol_ignores_components_pushing_against_a_bound():
     assert fun == pytest.approx(its[-1][0], abs=1e-6)
 
 
+def test_max_seconds_returns_the_best_point_when_the_time_is_spent(monkeypatch):
+    # Each evaluation takes one second of a clock of the test's own.
+    from graphgram.gaussian_process import _lbfgs
+    clock, started = [0.0], []
+    monkeypatch.setattr(_lbfgs, "_clock", lambda: clock[0])
+
+    def f(x):
+        started.append(clock[0])
+        clock[0] += 1.0
+        return rosenbrock(x)
+
+    x0, bounds = np.array([-1.2, 1.0, -0.5, 0.8]), np.array([[-2.0, 2.0]] * 4)
+    with pytest.warns(RuntimeWarning, match="time budget of 10 s"):
+        x, fun = minimize(f, x0, bounds, max_seconds=10)
+    assert started == [float(k) for k in range(10)]  # none started after the budget
+    # The last iterate scipy accepts after at most those 10 evaluations, in a run of its own.
+    count, its = [0], []
+
+    def counted(x):
+        count[0] += 1
+        return rosenbrock(x)
+
+    scipy.optimize.minimize(counted, x0, method="L-BFGS-B", jac=True, bounds=bounds, callback=lambda
+                            intermediate_result: its.append((count[0], intermediate_result.fun, intermediate_result.x.copy())))
+    evaluations, value, point = [it for it in its if it[0] <= 10][-1]
+    assert fun == value and fun == rosenbrock(x)[0]
+    np.testing.assert_array_equal(x, point)
+
+
 def test_no_tol_is_scipys_minimization():
     x0, bounds = np.array([-1.2, 1.0]), np.array([[-2.0, 2.0]] * 2)
     res = scipy.optimize.minimize(rosenbrock, x0, method="L-BFGS-B", jac=True, bounds=bounds)
