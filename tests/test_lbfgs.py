@@ -104,9 +104,11 @@ def test_max_seconds_returns_the_best_point_when_the_time_is_spent(monkeypatch):
         count[0] += 1
         return rosenbrock(x)
 
-    scipy.optimize.minimize(counted, x0, method="L-BFGS-B", jac=True, bounds=bounds, callback=lambda
-                            intermediate_result: its.append((count[0], intermediate_result.fun, intermediate_result.x.copy())))
-    evaluations, value, point = [it for it in its if it[0] <= 10][-1]
+    def callback(intermediate_result):
+        its.append((count[0], intermediate_result.fun, intermediate_result.x.copy()))
+
+    scipy.optimize.minimize(counted, x0, method="L-BFGS-B", jac=True, bounds=bounds, callback=callback)
+    _, value, point = [it for it in its if it[0] <= 10][-1]
     assert fun == value and fun == rosenbrock(x)[0]
     np.testing.assert_array_equal(x, point)
 

@@ -12,6 +12,7 @@ __all__ = ["LBFGS", "minimize"]
 
 _clock = time.monotonic  # minimize's clock for max_seconds (the tests put their own in)
 
+
 def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=5, gtol=1.0, max_seconds=None,
              warning=RuntimeWarning, stacklevel=1):
     """Minimize ``obj_func`` with L-BFGS-B by scikit-learn's optimizer protocol.
@@ -123,9 +124,9 @@ class LBFGS:
     digit; ``tol=None`` restores that rule) or its time is spent
     (``max_seconds``). Each evaluation of the log marginal likelihood prints
     its number, the value and the time it took (kernel and linear algebra), so
-    that a long fit shows where it stands; Ctrl-C stops it within about a second (the graph kernel's
-    calls and the low-rank kernel's products check for it) and raises
-    ``KeyboardInterrupt``.
+    that a long fit shows where it stands; Ctrl-C stops it within about a
+    second (the graph kernel's calls and the low-rank kernel's products check
+    for it) and raises ``KeyboardInterrupt``.
 
     Parameters
     ----------

@@ -96,9 +96,10 @@ class MarginalizedGraphKernel(GraphKernelBase):
         The relative accuracy of the gradients ∂K/∂θ that a Gaussian process's
         optimizer reads; ``None`` means 1e-6. The kernel values keep
         ``accuracy`` whatever this is, so a fitted model does not depend on
-        it, only the optimizer's path does: 1e-4 made each evaluation of an
-        exact GP's likelihood on drug-size molecules about 15 %% cheaper
-        (benchmarks/README.md, bench_gp_fit.py).
+        it, only the optimizer's path does: 1e-3 made each evaluation on
+        drug-size molecules 12-19 %% cheaper, but the changed paths took more
+        evaluations or reached another local maximum (docs/gaussian_processes.md,
+        "Fitting in minutes").
     %(execution_parameters)s
 
     Examples
@@ -271,8 +272,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
                 "edge_kernel": self._spec("edge kernel", edge, edge_layout, column, "edge_kernel__"), "q": float(self.q),
                 "q_index": column["q"], "n_params": len(column), "lmin": int(self.lmin),
                 "accuracy": float(self.accuracy or 0.0), "gradient_accuracy": float(self.gradient_accuracy or 0.0),
-                "tol": float(self.tol or 0.0),
-                "maxiter": int(self.maxiter or 0), "n_jobs": self._go_jobs()}
+                "tol": float(self.tol or 0.0), "maxiter": int(self.maxiter or 0), "n_jobs": self._go_jobs()}
 
     # --- computation --------------------------------------------------------
     def _nodal_self(self, X):
