@@ -45,7 +45,9 @@ low-rank fit on 2 cores) takes hours; a smoke run takes a minute or two:
 
 Every fit uses ``LBFGS(max_iter=--maxiter, tol=--tol, max_seconds=--max-seconds)``:
 ``--tol none`` is scikit-learn's stopping rule, the default 0.05 graphgram's
-(docs/gaussian_processes.md); ``--max-seconds`` a time budget for each optimization.
+(docs/gaussian_processes.md); ``--max-seconds`` a time budget for each optimization;
+``--start-exact N`` starts each low-rank fit (not with ``--sklearn-gpr``) from the
+exact GP tuned on the first N training molecules.
 
 ``$GRAPHGRAM_PYTHON`` names another build's ``python/`` folder to measure
 instead of this checkout's (old against new).
@@ -66,6 +68,7 @@ sys.path.insert(0, os.environ.get("GRAPHGRAM_PYTHON", str(HERE.parent / "python"
 sys.path.insert(0, str(HERE))
 
 from sklearn.base import clone  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: E402
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel  # noqa: E402
 
@@ -93,10 +96,10 @@ def gp_model(kernel, maxiter, verbose):
     return GaussianProcessRegressor(k, optimizer=opt, normalize_y=True, random_state=0)
 
 
-def low_rank_model(kernel, maxiter, verbose):
+def low_rank_model(kernel, maxiter, verbose, signal=SIGNAL, noise=NOISE):
     """The same model as gp_model(kernel) for a LowRankGraphKernel, in O(n·m²) per evaluation."""
     opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, verbose=verbose)
-    return LowRankGaussianProcessRegressor(kernel, signal=SIGNAL, signal_bounds=SIGNAL_BOUNDS, noise=NOISE,
+    return LowRankGaussianProcessRegressor(kernel, signal=signal, signal_bounds=SIGNAL_BOUNDS, noise=noise,
                                            noise_bounds=NOISE_BOUNDS, normalize_y=True, optimizer=opt)
 
 
@@ -189,10 +192,14 @@ def main():
     ap.add_argument("--quiet", action="store_true", help="no line per evaluation")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-seconds", type=float, default=None, help="LBFGS's time budget of each fit")
+    ap.add_argument("--start-exact", type=int, default=0,
+                    help="start each low-rank fit from the exact GP tuned on this many training molecules")
     ap.add_argument("--gradient-accuracy", type=float, default=None,
                     help="the graph kernel's gradient_accuracy (default: its own, 1e-6)")
     ap.add_argument("--out", default=str(HERE / "results" / "lowrank.json"))
     args = ap.parse_args()
+    if args.start_exact and args.sklearn_gpr:
+        ap.error("--start-exact starts LowRankGaussianProcessRegressor, not --sklearn-gpr")
     global TOL, MAX_SECONDS
     TOL = None if args.tol.lower() == "none" else float(args.tol)
     MAX_SECONDS = args.max_seconds
@@ -236,10 +243,26 @@ def main():
     for m in args.m:
         if m > len(tr):
             continue
-        lr = LowRankGraphKernel(kernel(), inducing=m, method=args.method, fitc=args.fitc, random_state=args.seed)
-        model = (gp_model if args.sklearn_gpr else low_rank_model)(lr, args.maxiter, verbose)
+        start, extra = kernel(), {}
+        if args.start_exact:
+            # Tune the exact GP on the first --start-exact training molecules
+            # and start the low-rank fit from its hyperparameters.
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)  # hyperparameters at their bounds
+                gp = gp_model(kernel(), args.maxiter, False).fit(Xtr[:args.start_exact], y[tr][:args.start_exact])
+            start = gp.kernel_.k1.k2
+            extra = dict(signal=gp.kernel_.k1.k1.constant_value, noise=gp.kernel_.k2.noise_level)
+            rows.append(dict(model="start_exact", n_train=args.start_exact, fit_s=round(time.perf_counter() - t, 2),
+                             evaluations=gp.optimizer.n_evaluations_))
+            print(json.dumps(rows[-1]), flush=True)
+        lr = LowRankGraphKernel(start, inducing=m, method=args.method, fitc=args.fitc, random_state=args.seed)
+        if args.sklearn_gpr:
+            model = gp_model(lr, args.maxiter, verbose)
+        else:
+            model = low_rank_model(lr, args.maxiter, verbose, **extra)
         rows.append(fit_and_score("lowrank", model, Xtr, y[tr], Xte, y[te], m=m, method=args.method, fitc=args.fitc,
-                                  regressor=type(model).__name__))
+                                  regressor=type(model).__name__, start_exact=args.start_exact))
     rng = np.random.default_rng(args.seed)
     for n in args.exact_n:
         if n > len(tr):
