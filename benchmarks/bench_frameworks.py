@@ -24,7 +24,6 @@ load average are printed.
 
 import argparse
 import sys
-import time
 import warnings
 from pathlib import Path
 

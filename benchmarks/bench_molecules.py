@@ -23,7 +23,6 @@ never used for choosing).
 import argparse
 import csv
 import json
-import os
 import sys
 import time
 import warnings

@@ -79,7 +79,7 @@ def gp_kernel():
 def worker(task, n, jobs, out):
     import numpy as np
     import graphgram
-    from graphgram import datasets, Graph
+    from graphgram import datasets
     from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
     res = {}
     mol, _, kind = task.partition(":")

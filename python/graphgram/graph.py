@@ -9,7 +9,6 @@ one vocabulary of all the strings of that call's graphs.
 """
 
 import numbers
-import threading
 from collections.abc import Mapping
 from types import MappingProxyType
 
