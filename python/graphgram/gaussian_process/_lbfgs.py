@@ -61,40 +61,40 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=
     """
     options = {} if max_iter is None else {"maxiter": max_iter}
     bounds = np.asarray(bounds, dtype=float)
-    values = []  # the value after each iteration (L-BFGS-B's iterates only go down)
-    steep = []  # the largest projected-gradient component after each iteration
-    last = {}  # the gradient of the last evaluations, by point: scipy reports an iterate's value only
-
     start = _clock()
-    accepted = []  # (theta, value) of the last accepted iterate: the starting point, then scipy's iterates
+    values = []  # the value after each iteration (L-BFGS-B's iterates only go down)
+    last = None  # (theta, gradient) of the last evaluation: scipy accepts the point it evaluated last
+    best = None  # (theta, value) of the last accepted point: the starting point, then scipy's iterates
+    steep = np.inf  # the largest projected-gradient component at the last accepted point
 
     def evaluate(theta):
-        if max_seconds is not None and accepted and _clock() - start >= max_seconds:
+        nonlocal last, best
+        if max_seconds is not None and best is not None and _clock() - start >= max_seconds:
             raise _OutOfTime
         value, grad = obj_func(theta)
-        if not accepted:
-            accepted.append((np.array(theta, dtype=float), float(value)))
-        if len(last) > 50:
-            last.clear()
-        last[np.asarray(theta, dtype=float).tobytes()] = np.array(grad, dtype=float)
+        last = (np.array(theta, dtype=float), np.array(grad, dtype=float))
+        if best is None:
+            best = (last[0], float(value))
         return value, grad
 
     def projected(theta):
-        g = last.get(np.asarray(theta, dtype=float).tobytes())
-        if g is None:
-            return np.inf
+        if last is None or not np.array_equal(last[0], theta):
+            return np.inf  # its gradient is unknown: no stop on it
+        g = last[1]
         # A component pushing against its active bound is not a reason to go on.
         blocked = ((theta <= bounds[:, 0]) & (g > 0)) | ((theta >= bounds[:, 1]) & (g < 0))
         return float(np.max(np.abs(np.where(blocked, 0.0, g)), initial=0.0))
 
     def settled():
         return (tol is not None and len(values) > patience and values[-1 - patience] - values[-1] < tol
-                and (gtol is None or steep[-1] < gtol))
+                and (gtol is None or steep < gtol))
 
     def callback(intermediate_result):
-        accepted[:] = [(np.array(intermediate_result.x, dtype=float), float(intermediate_result.fun))]
-        values.append(float(intermediate_result.fun))
-        steep.append(projected(intermediate_result.x) if gtol is not None else 0.0)
+        nonlocal best, steep
+        best = (np.array(intermediate_result.x, dtype=float), float(intermediate_result.fun))
+        values.append(best[1])
+        if gtol is not None:
+            steep = projected(best[0])
         if settled():
             raise StopIteration
 
@@ -104,7 +104,7 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=
     except _OutOfTime:
         warnings.warn("L-BFGS-B stopped after the time budget of %g s (%d iterations), at the best point so far"
                       % (max_seconds, len(values)), warning, stacklevel=stacklevel + 1)
-        return accepted[0]
+        return best
     if not res.success and not settled():
         warnings.warn("L-BFGS-B stopped: %s" % (res.message,), warning, stacklevel=stacklevel + 1)
     return res.x, res.fun
