@@ -7,7 +7,10 @@ molecules of 20 to 36 heavy atoms: each joins two random ESOL molecules by a
 single bond between an atom of each that carries a hydrogen (sanitized by
 RDKit; duplicates and failures skipped), deterministically for a seed. The
 target is RDKit's Crippen logP (Wildman and Crippen 1999), a computed
-lipophilicity, since these molecules have no measurements.
+lipophilicity, since these molecules have no measurements; ``target`` picks
+another computed property instead (for studies across targets): "tpsa"
+(topological polar surface area), "mr" (Crippen molar refractivity) or "qed"
+(quantitative estimate of drug-likeness).
 """
 
 import csv
@@ -17,10 +20,16 @@ import numpy as np
 from _common import require
 
 
-def druglike(n, seed=0, low=20, high=36):
-    """Return (SMILES list, Crippen logP array) of n drug-size molecules."""
+TARGETS = ("logp", "tpsa", "mr", "qed")
+
+
+def druglike(n, seed=0, low=20, high=36, target="logp"):
+    """Return (SMILES list, target array: Crippen logP by default) of n drug-size molecules."""
     from rdkit import Chem, RDLogger
-    from rdkit.Chem import Crippen
+    from rdkit.Chem import QED, Crippen, rdMolDescriptors
+    if target not in TARGETS:
+        raise ValueError("target must be one of %s, got %r" % (TARGETS, target))
+    prop = {"logp": Crippen.MolLogP, "tpsa": rdMolDescriptors.CalcTPSA, "mr": Crippen.MolMR, "qed": QED.qed}[target]
     RDLogger.DisableLog("rdApp.*")
     with open(require() / "ESOL" / "delaney-processed.csv", newline="") as f:
         parts = [Chem.MolFromSmiles(r["smiles"]) for r in csv.DictReader(f)]
@@ -51,4 +60,4 @@ def druglike(n, seed=0, low=20, high=36):
         if s not in seen and Chem.MolFromSmiles(s) is not None:
             seen.add(s)
             smiles.append(s)
-    return smiles, np.array([Crippen.MolLogP(Chem.MolFromSmiles(s)) for s in smiles])
+    return smiles, np.array([prop(Chem.MolFromSmiles(s)) for s in smiles])

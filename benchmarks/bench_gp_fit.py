@@ -15,10 +15,12 @@ normalize_y=True)``, fitted
   starting from the subset's hyperparameters;
 - ``restart``: with LBFGS(tol=0.05) from the hyperparameters that the same fit
   found on n other drug-size molecules (drawn after the test set): a fit that
-  starts from a previous one's optimum;
+  starts from a previous one's optimum (``--restart-target`` tunes those on
+  another property: does a start tuned on one target help the next?);
 
 and a Tanimoto GP on Morgan fingerprints (radius 2, 2048 bits) beside them.
-One JSON row per fit: seconds, evaluations, test RMSE, log marginal likelihood.
+One JSON row per fit: seconds, evaluations, test RMSE, log marginal likelihood
+and the fitted hyperparameters (in ``kernel_.theta``'s order, exponentiated).
 ``--gradient-accuracy 1e-3`` sets the graph kernel's ``gradient_accuracy`` in
 every fit (the values keep their accuracy; only the optimizer's gradients
 are looser).
@@ -41,7 +43,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: E402
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel  # noqa: E402
 
 from _common import machine  # noqa: E402
-from _druglike import druglike  # noqa: E402
+from _druglike import TARGETS, druglike  # noqa: E402
 from graphgram import molecular_kernel, molecules  # noqa: E402
 from graphgram.gaussian_process import LBFGS  # noqa: E402
 
@@ -64,7 +66,8 @@ def fit(name, gp, X, y, Xt, yt, **extra):
     opt = gp.optimizer if not isinstance(gp.optimizer, str) else None
     row = dict(fit=name, n_train=len(y), seconds=round(seconds, 1),
                evaluations=getattr(opt, "n_evaluations_", None), test_rmse=round(float(np.sqrt(np.mean((pred - yt) ** 2))), 4),
-               lml=round(float(gp.log_marginal_likelihood_value_), 3), **extra)
+               lml=round(float(gp.log_marginal_likelihood_value_), 3),
+               hyperparameters=[float("%.4g" % v) for v in np.exp(gp.kernel_.theta)], **extra)
     print(json.dumps(row), flush=True)
     return row, gp
 
@@ -76,6 +79,9 @@ def main():
     ap.add_argument("--subset", type=int, default=200)
     ap.add_argument("--fits", nargs="+", default=["sklearn", "lbfgs", "subset", "tanimoto"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--target", default="logp", choices=TARGETS, help="the property fitted (default: Crippen logP)")
+    ap.add_argument("--restart-target", default=None, choices=TARGETS,
+                    help="the property restart's first fit tunes on (default: --target)")
     ap.add_argument("--gradient-accuracy", type=float, default=None,
                     help="the graph kernel's gradient_accuracy (default: its own, 1e-6)")
     args = ap.parse_args()
@@ -84,11 +90,11 @@ def main():
     # druglike's molecules come in a fixed order for a seed: the training and
     # test sets are the same whether or not "restart" draws n more after them.
     extra = args.n if "restart" in args.fits else 0
-    smiles, y = druglike(args.n + args.n_test + extra, args.seed)
+    smiles, y = druglike(args.n + args.n_test + extra, args.seed, target=args.target)
     graphs = [molecules.from_smiles(s) for s in smiles]
     tr, te, other = slice(0, args.n), slice(args.n, args.n + args.n_test), slice(args.n + args.n_test, None)
     atoms = float(np.mean([g.n_nodes for g in graphs[:args.n + args.n_test]]))
-    print(json.dumps({"n": args.n, "n_test": args.n_test, "heavy_atoms": atoms,
+    print(json.dumps({"n": args.n, "n_test": args.n_test, "heavy_atoms": atoms, "target": args.target,
                       "gradient_accuracy": args.gradient_accuracy, "machine": machine()}), flush=True)
     X, Xt = graphs[tr], graphs[te]
     if "sklearn" in args.fits:
@@ -115,8 +121,10 @@ def main():
         # Hyperparameters tuned on n other molecules of the same kind (as from
         # a previous fit: a growing data set, the next round of a campaign)
         # as the starting point of this fit.
+        target = args.restart_target or args.target
+        y2 = y if target == args.target else druglike(len(smiles), args.seed, target=target)[1]
         _, gp = fit("restart: tune on others", model(LBFGS(tol=0.05, file=io.StringIO())), graphs[other],
-                         y[other], Xt, y[te])
+                    y2[other], Xt, y2[te], target=target)
         fit("restart: from their optimum", GaussianProcessRegressor(
             gp.kernel_, normalize_y=True, optimizer=LBFGS(tol=0.05, file=io.StringIO())), X, y[tr], Xt, y[te])
     if "tanimoto" in args.fits:
