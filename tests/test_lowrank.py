@@ -4,6 +4,7 @@ kernel's exact Gram matrix and gradient, finite differences, scikit-learn's GP, 
 explicit features, pickling, and bad input."""
 
 import csv
+import dataclasses
 import io
 import pickle
 import warnings
@@ -103,6 +104,28 @@ def test_values_and_gradient_match_numpy_formula(graphs, normalize, fitc):
     Y = graphs[3:7]
     expected = k(graphs, Z) @ np.linalg.solve(Kzz + JITTER * np.mean(np.diag(Kzz)) * np.eye(5), k(Z, Y))
     assert_close(lr(graphs, Y), expected, rtol)
+
+
+@pytest.mark.parametrize("normalize", [False, 0.5])
+@pytest.mark.parametrize("fitc", [False, True])
+def test_inducing_rows_of_the_cross_block_are_the_inducing_block_bit_for_bit(graphs, normalize, fitc):
+    # With Z chosen from X, K(Z, Z) and its gradient are taken from Z's rows of
+    # K(X, Z) instead of a call of their own: the same bits, since a kernel value
+    # depends only on its two graphs.
+    lr = LowRankGraphKernel(labeled(normalize), inducing=5, fitc=fitc, random_state=2).fit(graphs)
+    idx, Z = lr.inducing_indices_, lr.inducing_graphs_
+    assert lr._inducing_rows(graphs, Z).tolist() == list(idx)
+    Kzz, Gzz = lr.kernel._block_gradient(Z)
+    A, GA = lr.kernel._block_gradient(graphs, Z)
+    np.testing.assert_array_equal(A[idx], Kzz)
+    np.testing.assert_array_equal(GA[idx], Gzz)
+    # The whole evaluation equals the one with a K(Z, Z) call of its own (other
+    # objects than Z's in X, so that their rows are not looked for).
+    copies = [pickle.loads(pickle.dumps(g)) for g in graphs]
+    assert lr._inducing_rows(copies, Z) is None
+    for got, want in zip(dataclasses.astuple(lr._terms(graphs, Z, eval_gradient=True)),
+                         dataclasses.astuple(lr._terms(copies, Z, eval_gradient=True))):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_gradient_matches_finite_differences(graphs):
