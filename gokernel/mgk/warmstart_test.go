@@ -13,8 +13,8 @@ import (
 // BenchmarkWarmStart measures what starting each pair's solve from its
 // solution at nearby hyperparameters would save (issue #38: consecutive
 // likelihood evaluations of a GP fit differ a little in θ). For pairs of
-// MUTAG graphs at q = 0.1 and 0.01, θ = (log q, log h_node, log h_edge) is moved by a random step of
-// length δ; the primal system at the new θ is solved to the gradients'
+// MUTAG graphs at q = 0.1 and 0.01, θ = (log q, log h_node, log h_edge) is
+// moved by a random step of length δ; the primal system at the new θ is solved to the gradients'
 // tolerance (GramGrad's solves stop there) from zero ("cold") and from the
 // old θ's solution x₀ ("warm": A δx = u − A x₀ from zero, stopping at the
 // same absolute preconditioned residual as the cold solve). Reported: the
