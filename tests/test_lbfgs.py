@@ -111,6 +111,48 @@ def test_max_seconds_returns_the_best_point_when_the_time_is_spent(monkeypatch):
     np.testing.assert_array_equal(x, point)
 
 
+def test_soft_bounds_minimize_through_the_logistic_map():
+    # Rosenbrock's optimum (1, 1) lies outside the box in x1 only: with soft bounds
+    # on x1's narrow interval x1 approaches its bound 0.5 from inside and x0 its
+    # optimum on that edge; x0's wide interval stays L-BFGS-B's.
+    x0, bounds = np.array([-1.2, 0.2]), np.array([[-2.0, 2.0], [-2.5, 0.5]])
+    seen = []
+
+    def f(x):
+        seen.append(x.copy())
+        return rosenbrock(x)
+
+    x, fun = minimize(f, x0, bounds, soft_bounds=3.0)
+    ref = scipy.optimize.minimize(rosenbrock, x0, method="L-BFGS-B", jac=True, bounds=bounds)
+    assert all(-2.5 < t[1] < 0.5 for t in seen)          # never on x1's bounds, let alone beyond
+    np.testing.assert_allclose(seen[0], x0, rtol=1e-14)  # started where asked (to rounding)
+    # The bound is an asymptote: the minimization ends near it (here 0.015 short,
+    # where the relative decrease per iteration falls below scipy's ftol).
+    assert 0.47 < x[1] < 0.5 and abs(x[0] - ref.x[0]) < 0.02
+    assert ref.fun < fun < ref.fun + 0.01 and fun == rosenbrock(x)[0]
+    # A start on a bound is moved inside by 1e-3 of the interval.
+    first = len(seen)
+    with pytest.warns(RuntimeWarning, match="ITERATIONS REACHED LIMIT"):
+        minimize(f, np.array([0.0, 0.5]), bounds, soft_bounds=3.0, max_iter=1)
+    assert seen[first][1] == pytest.approx(0.5 - 3e-3)
+
+
+def test_logistic_map_gradient_matches_finite_differences():
+    from graphgram.gaussian_process._lbfgs import _Logistic
+    bounds = np.array([[-3.0, -0.05], [-9.2, 0.0], [-11.5, 11.5]])
+    m = _Logistic(bounds, 3.0)
+    assert m.mask.tolist() == [True, False, False]
+    np.testing.assert_array_equal(m.bounds[1:], bounds[1:])
+    z = np.array([0.7, -2.0, 3.0])
+    theta = m.theta(z)
+    np.testing.assert_allclose(m.z(theta), z, rtol=1e-12)
+    w = np.array([1.5, -0.5, 2.0])      # f(theta) = w·theta
+    h = 1e-6
+    fd = [(w @ m.theta(z + h * e) - w @ m.theta(z - h * e)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(m.gradient(z, w.copy()), fd, rtol=1e-7)
+    assert _Logistic(bounds, None).mask.sum() == 0
+
+
 def test_no_tol_is_scipys_minimization():
     x0, bounds = np.array([-1.2, 1.0]), np.array([[-2.0, 2.0]] * 2)
     res = scipy.optimize.minimize(rosenbrock, x0, method="L-BFGS-B", jac=True, bounds=bounds)

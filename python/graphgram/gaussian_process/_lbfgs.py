@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import scipy.optimize
+import scipy.special
 
 __all__ = ["LBFGS", "minimize"]
 
@@ -14,7 +15,7 @@ _clock = time.monotonic  # minimize's clock for max_seconds (the tests put their
 
 
 def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=5, gtol=1.0, max_seconds=None,
-             warning=RuntimeWarning, stacklevel=1):
+             soft_bounds=None, warning=RuntimeWarning, stacklevel=1):
     """Minimize ``obj_func`` with L-BFGS-B by scikit-learn's optimizer protocol.
 
     Besides L-BFGS-B's own tests (a projected gradient near zero, a relative
@@ -48,6 +49,11 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=
     max_seconds : float or None, default=None
         A time budget: no evaluation starts after it, and the last iterate
         L-BFGS-B accepted (the best point so far) is returned with a warning.
+    soft_bounds : float or None, default=None
+        The components whose interval is at most this wide are minimized over
+        z with theta = lo + (hi - lo) / (1 + exp(-z)) (:class:`_Logistic`): no
+        wall at their bounds, which they approach as z grows. The gradient
+        that ``gtol`` reads is then z's. None: every bound is L-BFGS-B's.
     warning : type of Warning, default=RuntimeWarning
         The category of the warning issued when L-BFGS-B stops without
         converging or on the time budget.
@@ -60,7 +66,8 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=
     func_min : float
     """
     options = {} if max_iter is None else {"maxiter": max_iter}
-    bounds = np.asarray(bounds, dtype=float)
+    logistic = _Logistic(np.asarray(bounds, dtype=float), soft_bounds)
+    bounds = logistic.bounds
     start = _clock()
     values = []  # the value after each iteration (L-BFGS-B's iterates only go down)
     last = None  # (theta, gradient) of the last evaluation: scipy accepts the point it evaluated last
@@ -71,8 +78,8 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=
         nonlocal last, best
         if max_seconds is not None and best is not None and _clock() - start >= max_seconds:
             raise _OutOfTime
-        value, grad = obj_func(theta)
-        last = (np.array(theta, dtype=float), np.array(grad, dtype=float))
+        value, grad = obj_func(logistic.theta(theta))
+        last = (np.array(theta, dtype=float), logistic.gradient(theta, np.array(grad, dtype=float)))
         if best is None:
             best = (last[0], float(value))
         return value, grad
@@ -99,15 +106,56 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=
             raise StopIteration
 
     try:
-        res = scipy.optimize.minimize(evaluate, initial_theta, method="L-BFGS-B", jac=True, bounds=bounds,
-                                      options=options, callback=callback)
+        res = scipy.optimize.minimize(evaluate, logistic.z(initial_theta), method="L-BFGS-B", jac=True,
+                                      bounds=bounds, options=options, callback=callback)
     except _OutOfTime:
         warnings.warn("L-BFGS-B stopped after the time budget of %g s (%d iterations), at the best point so far"
                       % (max_seconds, len(values)), warning, stacklevel=stacklevel + 1)
-        return best
+        return logistic.theta(best[0]), best[1]
     if not res.success and not settled():
         warnings.warn("L-BFGS-B stopped: %s" % (res.message,), warning, stacklevel=stacklevel + 1)
-    return res.x, res.fun
+    return logistic.theta(res.x), res.fun
+
+
+class _Logistic:
+    """theta = lo + (hi - lo) σ(z) on the components of the box ``bounds`` no wider than
+    ``width`` (none when width is None), the identity on the others.
+
+    L-BFGS-B stops a component at its bound and keeps moving the others: with
+    several hyperparameters of a graph kernel pressed against their bounds
+    (h at 0.95, an attribute nearly ignored) its line searches try the box's
+    corners. Through σ the bound is an asymptote instead: a component near it
+    has a small gradient in z and stays put while the others move.
+    """
+
+    # z's own bounds: σ(±30) is within 1e-13 of the interval's ends.
+    Z_BOUND = 30.0
+
+    def __init__(self, bounds, width):
+        lo, hi = bounds[:, 0], bounds[:, 1]
+        self.mask = np.zeros(len(bounds), dtype=bool) if width is None else (
+            np.isfinite(lo) & np.isfinite(hi) & (hi - lo > 0) & (hi - lo <= width))
+        self.lo, self.span = lo[self.mask], (hi - lo)[self.mask]
+        self.bounds = bounds.copy()
+        self.bounds[self.mask] = [-self.Z_BOUND, self.Z_BOUND]
+
+    def theta(self, z):
+        theta = np.array(z, dtype=float)
+        theta[self.mask] = self.lo + self.span * scipy.special.expit(theta[self.mask])
+        return theta
+
+    def z(self, theta):
+        """The z of theta, a start on a bound moved 1e-3 of the interval inside."""
+        z = np.array(theta, dtype=float)
+        u = np.clip((z[self.mask] - self.lo) / self.span, 1e-3, 1 - 1e-3)
+        z[self.mask] = scipy.special.logit(u)
+        return z
+
+    def gradient(self, z, grad):
+        """The gradient in z of a function whose gradient in theta is grad."""
+        s = scipy.special.expit(np.asarray(z, dtype=float)[self.mask])
+        grad[self.mask] *= self.span * s * (1 - s)
+        return grad
 
 
 class _OutOfTime(Exception):
@@ -150,6 +198,13 @@ class LBFGS:
         A time budget for the optimization: no evaluation starts after it and
         the best point so far (the last iterate L-BFGS-B accepted) is the
         result, with a warning. None: no budget.
+    soft_bounds : float or None, default=None
+        Hyperparameters whose bounds span at most this many units of log
+        (e-folds) are optimized through a logistic map of their interval, so
+        that their bounds are asymptotes rather than walls; 3 takes the h's of
+        :func:`~graphgram.molecular_kernel` ([0.05, 0.95]: 2.94), not q or the
+        signal and noise levels. The projected gradient ``gtol`` reads is
+        then in the mapped coordinate for those. None: L-BFGS-B's bounds.
     verbose : bool, default=True
         Print one line per evaluation.
     file : file object, default=None
@@ -163,12 +218,14 @@ class LBFGS:
         (log marginal likelihood, seconds) per evaluation of the last optimization.
     """
 
-    def __init__(self, max_iter=15000, tol=0.05, patience=5, gtol=1.0, max_seconds=None, verbose=True, file=None):
+    def __init__(self, max_iter=15000, tol=0.05, patience=5, gtol=1.0, max_seconds=None, soft_bounds=None,
+                 verbose=True, file=None):
         self.max_iter = max_iter
         self.tol = tol
         self.patience = patience
         self.gtol = gtol
         self.max_seconds = max_seconds
+        self.soft_bounds = soft_bounds
         self.verbose = verbose
         self.file = file
 
@@ -188,8 +245,9 @@ class LBFGS:
             return value, grad
 
         return minimize(report, initial_theta, bounds, max_iter=self.max_iter, tol=self.tol, patience=self.patience,
-                        gtol=self.gtol, max_seconds=self.max_seconds, warning=RuntimeWarning, stacklevel=2)
+                        gtol=self.gtol, max_seconds=self.max_seconds, soft_bounds=self.soft_bounds,
+                        warning=RuntimeWarning, stacklevel=2)
 
     def __repr__(self):
-        return "LBFGS(max_iter=%r, tol=%r, patience=%r, gtol=%r, max_seconds=%r, verbose=%r)" % (
-            self.max_iter, self.tol, self.patience, self.gtol, self.max_seconds, self.verbose)
+        return "LBFGS(max_iter=%r, tol=%r, patience=%r, gtol=%r, max_seconds=%r, soft_bounds=%r, verbose=%r)" % (
+            self.max_iter, self.tol, self.patience, self.gtol, self.max_seconds, self.soft_bounds, self.verbose)
