@@ -43,7 +43,8 @@ low-rank fit on 2 cores) takes hours; a smoke run takes a minute or two:
     nice .venv/bin/python benchmarks/bench_lowrank.py --evaluation --n 2500 --m 200 --fitc
     nice .venv/bin/python benchmarks/bench_lowrank.py --m 100 200 500 1000 2000 --exact-n 1000 2000 3000 --refit
 
-Every fit uses ``LBFGS(max_iter=--maxiter, tol=--tol, max_seconds=--max-seconds)``:
+Every fit uses ``LBFGS(max_iter=--maxiter, tol=--tol, max_seconds=--max-seconds,
+soft_bounds=--soft-bounds)``:
 ``--tol none`` is scikit-learn's stopping rule, the default 0.05 graphgram's
 (docs/gaussian_processes.md); ``--max-seconds`` a time budget for each optimization;
 ``--start-exact N`` starts each low-rank fit (not with ``--sklearn-gpr``) from the
@@ -88,17 +89,18 @@ SIGNAL, SIGNAL_BOUNDS, NOISE, NOISE_BOUNDS = 1.0, (1e-3, 1e3), 0.1, (1e-6, 10.0)
 
 TOL = 0.05  # LBFGS's stopping rule (--tol)
 MAX_SECONDS = None  # LBFGS's time budget (--max-seconds)
+SOFT_BOUNDS = None  # LBFGS's soft_bounds (--soft-bounds)
 
 
 def gp_model(kernel, maxiter, verbose):
     k = ConstantKernel(SIGNAL, SIGNAL_BOUNDS) * kernel + WhiteKernel(NOISE, NOISE_BOUNDS)
-    opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, verbose=verbose)
+    opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, soft_bounds=SOFT_BOUNDS, verbose=verbose)
     return GaussianProcessRegressor(k, optimizer=opt, normalize_y=True, random_state=0)
 
 
 def low_rank_model(kernel, maxiter, verbose, signal=SIGNAL, noise=NOISE):
     """The same model as gp_model(kernel) for a LowRankGraphKernel, in O(n·m²) per evaluation."""
-    opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, verbose=verbose)
+    opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, soft_bounds=SOFT_BOUNDS, verbose=verbose)
     return LowRankGaussianProcessRegressor(kernel, signal=signal, signal_bounds=SIGNAL_BOUNDS, noise=noise,
                                            noise_bounds=NOISE_BOUNDS, normalize_y=True, optimizer=opt)
 
@@ -192,6 +194,7 @@ def main():
     ap.add_argument("--quiet", action="store_true", help="no line per evaluation")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-seconds", type=float, default=None, help="LBFGS's time budget of each fit")
+    ap.add_argument("--soft-bounds", type=float, default=None, help="LBFGS's soft_bounds (3: the h's)")
     ap.add_argument("--start-exact", type=int, default=0,
                     help="start each low-rank fit from the exact GP tuned on this many training molecules")
     ap.add_argument("--gradient-accuracy", type=float, default=None,
@@ -200,9 +203,10 @@ def main():
     args = ap.parse_args()
     if args.start_exact and args.sklearn_gpr:
         ap.error("--start-exact starts LowRankGaussianProcessRegressor, not --sklearn-gpr")
-    global TOL, MAX_SECONDS
+    global TOL, MAX_SECONDS, SOFT_BOUNDS
     TOL = None if args.tol.lower() == "none" else float(args.tol)
     MAX_SECONDS = args.max_seconds
+    SOFT_BOUNDS = args.soft_bounds
 
     if args.set == "druglike":
         if not args.n:
@@ -217,7 +221,7 @@ def main():
     tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
     Xtr, Xte = [graphs[i] for i in tr], [graphs[i] for i in te]
     head = {"set": args.set, "n": len(y), "of": total, "machine": machine(), "seed": args.seed, "tol": TOL,
-            "max_seconds": MAX_SECONDS, "gradient_accuracy": args.gradient_accuracy}
+            "max_seconds": MAX_SECONDS, "soft_bounds": SOFT_BOUNDS, "gradient_accuracy": args.gradient_accuracy}
     print(json.dumps(head), flush=True)
     rows = [head]
 
