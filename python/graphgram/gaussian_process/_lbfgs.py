@@ -82,7 +82,7 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=
         last = (np.array(theta, dtype=float), logistic.gradient(theta, np.array(grad, dtype=float)))
         if best is None:
             best = (last[0], float(value))
-        return value, grad
+        return value, last[1]
 
     def projected(theta):
         if last is None or not np.array_equal(last[0], theta):
