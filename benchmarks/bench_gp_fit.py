@@ -74,7 +74,8 @@ def fit(name, gp, X, y, Xt, yt, **extra):
     row = dict(fit=name, n_train=len(y), seconds=round(seconds, 1),
                evaluations=getattr(opt, "n_evaluations_", None), test_rmse=round(float(np.sqrt(np.mean((pred - yt) ** 2))), 4),
                lml=round(float(gp.log_marginal_likelihood_value_), 3),
-               hyperparameters=[float("%.4g" % v) for v in np.exp(gp.kernel_.theta)], **extra)
+               hyperparameters=[float("%.4g" % v) for v in np.exp(gp.kernel_.theta)],
+               soft_bounds=getattr(opt, "soft_bounds", None), **extra)
     print(json.dumps(row), flush=True)
     return row, gp
 
