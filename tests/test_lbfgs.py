@@ -150,6 +150,9 @@ def test_logistic_map_gradient_matches_finite_differences():
     fd = [(w @ m.theta(z + h * e) - w @ m.theta(z - h * e)) / (2 * h) for e in np.eye(3)]
     np.testing.assert_allclose(m.gradient(z, w.copy()), fd, rtol=1e-7)
     assert _Logistic(bounds, None).mask.sum() == 0
+    for bad in (0, -1.0, "3", True):
+        with pytest.raises(ValueError, match="soft_bounds must be a positive number"):
+            minimize(rosenbrock, np.zeros(2), bounds[:2], soft_bounds=bad)
 
 
 def test_no_tol_is_scipys_minimization():

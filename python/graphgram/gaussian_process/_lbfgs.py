@@ -1,6 +1,7 @@
 """The L-BFGS-B driver of graphgram's Gaussian processes, and :class:`LBFGS`, scikit-learn's
 optimizer with a report per evaluation."""
 
+import numbers
 import sys
 import time
 import warnings
@@ -132,6 +133,8 @@ class _Logistic:
     Z_BOUND = 30.0
 
     def __init__(self, bounds, width):
+        if width is not None and (isinstance(width, bool) or not isinstance(width, numbers.Real) or not width > 0):
+            raise ValueError("soft_bounds must be a positive number (e-folds) or None, got %r" % (width,))
         lo, hi = bounds[:, 0], bounds[:, 1]
         self.mask = np.zeros(len(bounds), dtype=bool) if width is None else (
             np.isfinite(lo) & np.isfinite(hi) & (hi - lo > 0) & (hi - lo <= width))
@@ -205,6 +208,9 @@ class LBFGS:
         :func:`~graphgram.molecular_kernel` ([0.05, 0.95]: 2.94), not q or the
         signal and noise levels. The projected gradient ``gtol`` reads is
         then in the mapped coordinate for those. None: L-BFGS-B's bounds.
+        On ten fits of drug-size molecules it took 29 % fewer evaluations in
+        all, but one of them ended at a much worse maximum of the likelihood
+        (docs/gaussian_processes.md, "Fitting in minutes").
     verbose : bool, default=True
         Print one line per evaluation.
     file : file object, default=None
