@@ -128,6 +128,24 @@ def test_inducing_rows_of_the_cross_block_are_the_inducing_block_bit_for_bit(gra
         np.testing.assert_array_equal(got, want)
 
 
+def test_a_fit_takes_the_inducing_block_from_the_cross_block(graphs, monkeypatch):
+    from graphgram.gaussian_process import LowRankGaussianProcessRegressor
+    gp = LowRankGaussianProcessRegressor(LowRankGraphKernel(labeled(0.5), inducing=4, fitc=True),
+                                         optimizer=None).fit(graphs, np.arange(len(graphs), dtype=float))
+    theta = np.concatenate([[0.0, np.log(0.1)], gp.kernel_.theta])
+    before = gp.log_marginal_likelihood(theta, eval_gradient=True)
+    calls, block_gradient = [], MarginalizedGraphKernel._block_gradient
+
+    def recorded(self, X, Y=None):
+        calls.append(None if Y is None else len(Y))
+        return block_gradient(self, X, Y)
+
+    monkeypatch.setattr(MarginalizedGraphKernel, "_block_gradient", recorded)
+    after = gp.log_marginal_likelihood(theta, eval_gradient=True)
+    assert calls == [4]                 # K(X, Z) only: no call of its own for K(Z, Z)
+    assert after[0] == before[0] and np.array_equal(after[1], before[1])
+
+
 def test_gradient_matches_finite_differences(graphs):
     k = labeled(0.5, accuracy=1e-12)
     lr = LowRankGraphKernel(k, inducing=4, fitc=True, method="pivoted_cholesky")
