@@ -404,11 +404,11 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         """
         W = GA = Gzz = None
         if eval_gradient:
+            A, GA = _naming_inducing(self.kernel._block_gradient, X, Z)
             rows = self._inducing_rows(X, Z)
             if rows is None:
                 Kzz, Gzz = self.kernel._block_gradient(Z)
-            A, GA = _naming_inducing(self.kernel._block_gradient, X, Z)
-            if rows is not None:
+            else:
                 # Z's rows of K(X, Z): a kernel value depends only on its two
                 # graphs, so on the CPU these are K(Z, Z)'s values bit for bit
                 # (the mean of a number and itself is that number); elsewhere the
