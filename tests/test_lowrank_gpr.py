@@ -16,7 +16,8 @@ from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
 
 import graphgram
 from graphgram import MarginalizedGraphKernel
-from graphgram.gaussian_process import LBFGS, LowRankGaussianProcessRegressor, LowRankGraphKernel
+from graphgram.gaussian_process import FisherScoring, LBFGS, LowRankGaussianProcessRegressor, LowRankGraphKernel
+from graphgram.gaussian_process import _exact
 from graphgram.microkernels import KroneckerDelta, TensorProduct
 
 
@@ -85,6 +86,41 @@ def test_gradient_matches_finite_differences(data, fitc):
         e[t] = h
         fd = (ours.log_marginal_likelihood(theta + e) - ours.log_marginal_likelihood(theta - e)) / (2 * h)
         assert abs(grad[t] - fd) <= 1e-5 * max(1.0, abs(fd)), (t, grad[t], fd)
+
+
+@pytest.mark.parametrize("normalize_y", [False, True])
+@pytest.mark.parametrize("fitc", [False, True])
+def test_fisher_information_equals_the_dense_one(data, fitc, normalize_y):
+    # The dense reference: scikit-learn's regressor on the same model, its n×n
+    # kernel gradient contracted by _exact.information (itself tested against an
+    # explicit inverse and the score's covariance, tests/test_scoring.py).
+    graphs, y = data
+    ours, sk = pair(graphs, y, fitc, normalize_y)
+    order = [0, 4, 1, 2, 3]                       # ours (c, noise, kernel) from sklearn's (c, kernel, noise)
+    base = np.concatenate([[np.log(1.3), np.log(0.05)], ours.kernel_.theta])
+    for shift in ([0, 0, 0, 0, 0], [0.4, -1.0, 0.3, -0.6, 0.5]):
+        theta = base + np.array(shift)
+        value, grad, fisher = ours._evaluate(theta, True, eval_information=True)
+        ref, _, ref_fisher = _exact.information(sk, sklearn_theta(theta))
+        np.testing.assert_allclose(value, ref, rtol=1e-10)
+        ref_fisher = ref_fisher[np.ix_(order, order)]
+        assert np.abs(fisher - ref_fisher).max() <= 1e-8 * np.abs(ref_fisher).max(), (fisher, ref_fisher)
+        np.testing.assert_array_equal(grad, ours.log_marginal_likelihood(theta, eval_gradient=True)[1])
+
+
+def test_fisher_scoring_fits_to_the_optimum(data):
+    # Targets the kernel explains (node counts), so that the optimum lies inside the
+    # bounds; on data's targets it is the noise-only model at the signal's lower bound,
+    # where the kernel's hyperparameters barely matter and any point is a plateau.
+    graphs, _ = data
+    y = np.array([g.n_nodes for g in graphs], float) + 0.3 * np.sin(np.arange(len(graphs)))
+    fits = {}
+    for name, opt in (("lbfgs", LBFGS(tol=None, file=io.StringIO())), ("fisher", FisherScoring(file=io.StringIO()))):
+        lr = LowRankGraphKernel(labeled(), inducing=6, fitc=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            fits[name] = LowRankGaussianProcessRegressor(lr, optimizer=opt).fit(graphs, y).log_marginal_likelihood_value_
+    assert fits["fisher"] > fits["lbfgs"] - 0.05
 
 
 @pytest.mark.parametrize("fitc", [False, True])

@@ -6,18 +6,22 @@ approximates one by m inducing graphs (Nyström / subset of regressors, or FITC)
 so that each evaluation of a Gaussian process computes n·m + m²/2 graph pairs
 instead of n²/2; :class:`LowRankGaussianProcessRegressor` fits a Gaussian
 process with it without n×n matrices; :class:`LBFGS` is scikit-learn's
-optimizer with a report per evaluation. docs/gaussian_processes.md says when to
+optimizer with a report per evaluation, :class:`FisherScoring` an optimizer
+that takes Newton steps with the likelihood's Fisher information. docs/gaussian_processes.md says when to
 use which.
 
 The modules, one job each: ``_graph_kernel`` (the wrapper), ``_inducing`` (the
 choice of inducing graphs), ``_low_rank`` (the low-rank kernel), ``_woodbury``
 (the regressor's linear algebra), ``_lbfgs`` (the L-BFGS-B driver and
-:class:`LBFGS`), ``_regressor`` (the regressor).
+:class:`LBFGS`), ``_scoring`` (Fisher scoring and :class:`FisherScoring`),
+``_exact`` (the exact GP's Fisher information for scikit-learn's regressor),
+``_regressor`` (the regressor).
 """
 
 from ._graph_kernel import GraphKernel
 from ._lbfgs import LBFGS
+from ._scoring import FisherScoring
 from ._low_rank import LowRankGraphKernel
 from ._regressor import LowRankGaussianProcessRegressor
 
-__all__ = ["GraphKernel", "LowRankGraphKernel", "LowRankGaussianProcessRegressor", "LBFGS"]
+__all__ = ["GraphKernel", "LowRankGraphKernel", "LowRankGaussianProcessRegressor", "LBFGS", "FisherScoring"]

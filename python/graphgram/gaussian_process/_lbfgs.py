@@ -10,7 +10,7 @@ import numpy as np
 import scipy.optimize
 import scipy.special
 
-__all__ = ["LBFGS", "minimize"]
+__all__ = ["LBFGS", "counted", "minimize"]
 
 _clock = time.monotonic  # minimize's clock for max_seconds (the tests put their own in)
 
@@ -161,6 +161,28 @@ class _Logistic:
         return grad
 
 
+def counted(optimizer, func, sign):
+    """``func`` (theta -> (value, ...)) counted and timed into ``optimizer``'s
+    ``n_evaluations_`` and ``history_`` (reset here), with a line per evaluation
+    when its ``verbose``; ``sign * value`` is the log marginal likelihood."""
+    optimizer.history_ = []
+    optimizer.n_evaluations_ = 0
+
+    def report(theta):
+        t0 = time.perf_counter()
+        result = func(theta)
+        dt = time.perf_counter() - t0
+        optimizer.n_evaluations_ += 1
+        lml = sign * float(result[0])
+        optimizer.history_.append((lml, dt))
+        if optimizer.verbose:
+            print("evaluation %d: log marginal likelihood %.6g, %.2f s" % (optimizer.n_evaluations_, lml, dt),
+                  file=optimizer.file or sys.stderr, flush=True)
+        return result
+
+    return report
+
+
 class _OutOfTime(Exception):
     """Raised inside minimize's objective once its time budget is spent."""
 
@@ -236,20 +258,7 @@ class LBFGS:
         self.file = file
 
     def __call__(self, obj_func, initial_theta, bounds):
-        self.history_ = []
-        self.n_evaluations_ = 0
-
-        def report(theta):
-            t0 = time.perf_counter()
-            value, grad = obj_func(theta, eval_gradient=True)
-            dt = time.perf_counter() - t0
-            self.n_evaluations_ += 1
-            self.history_.append((-float(value), dt))
-            if self.verbose:
-                print("evaluation %d: log marginal likelihood %.6g, %.2f s" % (self.n_evaluations_, -value, dt),
-                      file=self.file or sys.stderr, flush=True)
-            return value, grad
-
+        report = counted(self, lambda theta: obj_func(theta, eval_gradient=True), sign=-1)
         return minimize(report, initial_theta, bounds, max_iter=self.max_iter, tol=self.tol, patience=self.patience,
                         gtol=self.gtol, max_seconds=self.max_seconds, soft_bounds=self.soft_bounds,
                         warning=RuntimeWarning, stacklevel=2)

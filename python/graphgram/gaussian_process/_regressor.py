@@ -172,13 +172,13 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                           np.log(np.asarray(self.noise_bounds, dtype=float)),
                           np.asarray(kernel.bounds, dtype=np.float64).reshape(-1, 2)])
 
-    def _evaluate(self, theta, eval_gradient):
+    def _evaluate(self, theta, eval_gradient, eval_information=False):
         theta = np.asarray(theta, dtype=np.float64)
         kernel = self.kernel_.clone_with_theta(theta[2:])
         c, noise = float(np.exp(theta[0])), float(np.exp(theta[1]))
         T = kernel._terms(self.X_train_, kernel.inducing_graphs_, eval_gradient=eval_gradient)
         return _woodbury.log_marginal_likelihood(T, c, noise, noise + self.alpha, kernel.fitc, self.y_train_,
-                                                 eval_gradient)
+                                                 eval_gradient, eval_information)
 
     def log_marginal_likelihood(self, theta=None, eval_gradient=False):
         """Return the log marginal likelihood of the training targets, and its gradient.
@@ -249,6 +249,9 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                     return -lml, -grad
                 return -self._evaluate(theta, False)
 
+            # The likelihood, gradient and Fisher information, for optimizers that
+            # take Newton steps with it (FisherScoring).
+            obj_func.information = lambda theta: self._evaluate(theta, True, eval_information=True)
             optima = [self._optimize(obj_func, theta, bounds)]
             if self.n_restarts_optimizer > 0:
                 rng = check_random_state(self.random_state)

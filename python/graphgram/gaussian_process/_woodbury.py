@@ -8,7 +8,7 @@ of the training graphs.
 import numpy as np
 import scipy.linalg
 
-__all__ = ["factor", "log_marginal_likelihood"]
+__all__ = ["factor", "fisher_information", "log_marginal_likelihood"]
 
 
 def factor(T, c, s, fitc):
@@ -47,7 +47,7 @@ def factor(T, c, s, fitc):
     return lam, Pl, Lm
 
 
-def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient):
+def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient, eval_information=False):
     """The log marginal likelihood of y under K = c K̃ + s I, in O(n·m²) with n×m products only.
 
     Parameters
@@ -61,6 +61,8 @@ def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient):
     fitc : bool
     y : ndarray of shape (n,)
     eval_gradient : bool
+    eval_information : bool, default=False
+        Also return the Fisher information (with ``eval_gradient``).
 
     Returns
     -------
@@ -68,11 +70,15 @@ def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient):
         -inf when K is not positive definite, as scikit-learn.
     grad : ndarray of shape (2 + n_dims,), with ``eval_gradient``
         With respect to (log c, log noise, the kernel's theta); zeros with -inf.
+    fisher : ndarray of shape (2 + n_dims, 2 + n_dims) or None, with ``eval_information``
+        ½ tr(K⁻¹ ∂_i K K⁻¹ ∂_j K) (:func:`fisher_information`); None with -inf.
     """
     n, m = T.P.shape
     p = 0 if T.GA is None else T.GA.shape[2]
     parts = factor(T, c, s, fitc)
     if parts is None:
+        if eval_information:
+            return -np.inf, np.zeros(2 + p), None
         return (-np.inf, np.zeros(2 + p)) if eval_gradient else -np.inf
     lam, Pl, Lm = parts
     P = T.P
@@ -108,4 +114,65 @@ def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient):
         if fitc:
             q += (alpha ** 2 - kappa) @ T.gkd
         grad[2:] = 0.5 * c * q
+    if eval_information:
+        return lml, grad, fisher_information(T, c, noise, fitc, kinv, np.sqrt(c) * V.T, lam)
     return lml, grad
+
+
+def fisher_information(T, c, noise, fitc, kinv, Q, lam):
+    """F_ij = ½ tr(K⁻¹ ∂_i K K⁻¹ ∂_j K) of (log c, log noise, the kernel's theta), from n×m products.
+
+    Each ∂_i K is a sum of products X_a X_bᵀ of n×m matrices from the set
+    S = {P, W, U_1 … U_p} plus a diagonal: c P Pᵀ + c diag(D) for log c,
+    noise · I for log noise, c (U_t Wᵀ + W U_tᵀ) + c diag(∂kd_t − 2 rowdot(U_t, W))
+    for the kernel's t-th hyperparameter (the diagonals with FITC only, but
+    the noise's). With G_ab = X_aᵀ K⁻¹ X_b (one (|S| m)² product), Y_a = K⁻¹ X_a
+    and K⁻¹ = Λ⁻¹ − Q Qᵀ,
+
+        tr(K⁻¹ X_a X_bᵀ K⁻¹ X_c X_dᵀ) = Σ G_bc ⊙ G_ad,
+        tr(K⁻¹ X_a X_bᵀ K⁻¹ diag(e)) = Σ_k e_k (Y_a)_k · (Y_b)_k,
+        tr(K⁻¹ diag(e) K⁻¹ diag(e')) = Σ_k e_k e'_k (1/λ_k² − 2‖Q_k‖²/λ_k) + Σ (Qᵀ diag(e) Q) ⊙ (Qᵀ diag(e') Q).
+
+    O((p + 2)² n m²) arithmetic, O(p n m) memory.
+    """
+    P, W = T.P, T.W
+    n, m = P.shape
+    p = 0 if T.GA is None else T.GA.shape[2]
+    S = [P] if p == 0 else [P, W] + [T.GA[:, :, t] - 0.5 * W @ T.Gzz[:, :, t] for t in range(p)]
+    # terms[i]: (coefficient, a, b) of ∂_i K's low-rank part X_a X_bᵀ; diags[i]: its diagonal or None.
+    terms = [[(c, 0, 0)], []] + [[(c, 2 + t, 1), (c, 1, 2 + t)] for t in range(p)]
+    diags = [c * (T.kd - np.einsum("ij,ij->i", P, P)) if fitc else None, np.full(n, noise)]
+    for t in range(p):
+        diags.append(c * (T.gkd[:, t] - 2.0 * np.einsum("ij,ij->i", S[2 + t], W)) if fitc else None)
+    Y = [kinv(X) for X in S]
+    flat = np.hstack(S)
+    G = flat.T @ np.hstack(Y)
+    G = 0.5 * (G + G.T)                      # symmetric in exact arithmetic
+
+    def g(a, b):
+        return G[a * m:(a + 1) * m, b * m:(b + 1) * m]
+
+    rowdot = {}
+    for ts in terms:
+        for _, a, b in ts:
+            if (a, b) not in rowdot:
+                rowdot[a, b] = np.einsum("ij,ij->i", Y[a], Y[b])
+    base = 1.0 / lam ** 2 - 2.0 * np.einsum("ij,ij->i", Q, Q) / lam
+    H = [None if e is None else Q.T @ (e[:, None] * Q) for e in diags]
+    k = 2 + p
+    F = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i, k):
+            v = 0.0
+            for ci, a, b in terms[i]:
+                for cj, cc, d in terms[j]:
+                    v += ci * cj * np.sum(g(b, cc) * g(a, d))
+                if diags[j] is not None:
+                    v += ci * float(diags[j] @ rowdot[a, b])
+            if diags[i] is not None:
+                for cj, cc, d in terms[j]:
+                    v += cj * float(diags[i] @ rowdot[cc, d])
+                if diags[j] is not None:
+                    v += float(diags[i] @ (base * diags[j])) + np.sum(H[i] * H[j])
+            F[i, j] = F[j, i] = 0.5 * v
+    return F

@@ -1,0 +1,217 @@
+"""Fisher scoring for Gaussian-process hyperparameters: :func:`maximize` and the optimizer
+:class:`FisherScoring`."""
+
+import numbers
+import warnings
+
+import numpy as np
+
+from . import _exact, _lbfgs
+
+__all__ = ["FisherScoring", "maximize"]
+
+
+def _free(theta, grad, bounds):
+    """The components not held at a bound by a gradient pushing out of the box."""
+    return ~(((theta <= bounds[:, 0]) & (grad < 0)) | ((theta >= bounds[:, 1]) & (grad > 0)))
+
+
+def _newton(grad, fisher, free, damping):
+    """The damped Newton step on the free components, (F + λ diag F) s = g, zero elsewhere."""
+    step = np.zeros_like(grad)
+    if not free.any():
+        return step
+    F = fisher[np.ix_(free, free)]
+    d = np.diag(F).copy()
+    floor = 1e-12 * d.max() if d.max() > 0 else 1.0
+    d[d < floor] = floor
+    while True:
+        try:
+            step[free] = np.linalg.solve(F + damping * np.diag(d), grad[free])
+            return step
+        except np.linalg.LinAlgError:
+            damping = max(10 * damping, 1e-8)
+
+
+def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, max_seconds=None,
+             warning=RuntimeWarning, stacklevel=1):
+    """Maximize a log likelihood by Fisher scoring within box bounds.
+
+    Each step solves (F + λ diag F) s = g on the components not held at a
+    bound (Levenberg–Marquardt damping λ, adapted to how well the quadratic
+    model g·s − ½ sᵀF s predicted the last gain), projects θ + s onto the
+    box, and backtracks along s (quadratic interpolation) until the likelihood
+    rises. The Fisher information F is the expected negative Hessian, so the
+    steps are Newton's near the optimum, without second derivatives of the
+    kernel.
+
+    It stops once the last step gained less than ``tol``, the model predicts
+    less than ``tol`` / 4 for the next (½ gᵀF⁻¹g over the free components),
+    and the gains so far, extrapolated as a geometric series, leave less
+    than ``tol`` to gain; or when the model predicts no gain at all (a zero
+    projected gradient).
+
+    Parameters
+    ----------
+    information : callable
+        ``information(theta)`` returns the log likelihood (-inf where it is
+        undefined), its gradient and its Fisher information (n_dims, n_dims).
+    initial_theta : ndarray of shape (n_dims,)
+    bounds : ndarray of shape (n_dims, 2)
+    tol : float, default=0.05
+        Nats of likelihood that the stopping rule may leave.
+    max_evaluations : int, default=200
+    max_seconds : float or None, default=None
+        No evaluation starts after this many seconds; the best point so far is
+        returned with a warning.
+    warning : type of Warning, default=RuntimeWarning
+        The category of the warnings (budgets spent, no ascent found).
+    stacklevel : int, default=1
+
+    Returns
+    -------
+    theta_opt : ndarray of shape (n_dims,)
+    lml_opt : float
+    """
+    bounds = np.asarray(bounds, dtype=float)
+    theta = np.clip(np.asarray(initial_theta, dtype=float), bounds[:, 0], bounds[:, 1])
+    start = _lbfgs._clock()
+    evaluations = 1
+    lml, grad, fisher = information(theta)
+    if not np.isfinite(lml):
+        raise ValueError("the log marginal likelihood is not finite at the starting point %s: the covariance is "
+                         "not positive definite there (increase alpha or the noise level)" % (np.exp(theta),))
+    damping = 1e-3
+    gains = []
+
+    def stop(message):
+        warnings.warn("Fisher scoring stopped after %d evaluations: %s; returning the best point so far"
+                      % (evaluations, message), warning, stacklevel=stacklevel + 2)
+        return theta, lml
+
+    while True:
+        free = _free(theta, grad, bounds)
+        step = _newton(grad, fisher, free, damping)
+        predicted = 0.5 * float(grad @ step)  # the model's gain of the undamped step; ½ gᵀF⁻¹g
+        if predicted <= 1e-12 * max(1.0, abs(lml)):
+            return theta, lml
+        if gains and gains[-1] < tol and predicted < tol / 4:
+            ratio = gains[-1] / gains[-2] if len(gains) > 1 and gains[-2] > 0 else 0.0
+            if ratio < 0.9 and gains[-1] * ratio / (1 - ratio) < tol:
+                return theta, lml
+        t = 1.0
+        while True:
+            if evaluations >= max_evaluations:
+                return stop("max_evaluations=%d reached" % max_evaluations)
+            if max_seconds is not None and _lbfgs._clock() - start >= max_seconds:
+                return stop("the time budget of %g s is spent" % max_seconds)
+            new = np.clip(theta + t * step, bounds[:, 0], bounds[:, 1])
+            s = new - theta
+            slope = float(grad @ s)
+            model = slope - 0.5 * float(s @ fisher @ s)
+            evaluations += 1
+            lml2, grad2, fisher2 = information(new)
+            if np.isfinite(lml2) and lml2 > lml:
+                break
+            # Backtrack to the maximum of the quadratic through the two values and the slope.
+            drop = lml2 - lml if np.isfinite(lml2) else -np.inf
+            t *= float(np.clip(slope / (2 * (slope - drop)), 0.1, 0.5)) if np.isfinite(drop) else 0.1
+            damping = max(4 * damping, 1e-6)
+            if t < 1e-6:
+                return stop("no step along the scoring direction raised the likelihood")
+        rho = (lml2 - lml) / model if model > 0 else 0.0
+        damping = max(damping / 3, 1e-10) if rho > 0.75 else (2 * damping if rho < 0.25 else damping)
+        gains.append(lml2 - lml)
+        theta, lml, grad, fisher = new, lml2, grad2, fisher2
+
+
+class FisherScoring:
+    """An optimizer for Gaussian-process hyperparameters that takes Newton steps with the Fisher information.
+
+    Pass an instance as ``optimizer`` of scikit-learn's
+    ``GaussianProcessRegressor`` (any kernel) or of
+    :class:`LowRankGaussianProcessRegressor`. Besides the log marginal
+    likelihood and its gradient, each evaluation computes the Fisher
+    information of the log hyperparameters, F_ij = ½ tr(K⁻¹ ∂_i K K⁻¹ ∂_j K)
+    — the expected negative Hessian, from the same kernel gradients — and
+    the optimizer takes damped, bound-projected Newton steps with it
+    (:func:`maximize`). Where L-BFGS-B spends dozens of evaluations learning
+    the curvature, Fisher scoring has it at every step: on drug-size
+    molecules it fitted exact GPs in about half the evaluations of
+    ``LBFGS()`` for the same likelihood (docs/gaussian_processes.md,
+    "Fitting in minutes").
+
+    The information adds 2·p·n³ flops per evaluation of an exact GP (p
+    hyperparameters, n training graphs; 0.2 s at n = 500, p = 13, on two
+    cores) and memory for p n×n matrices besides the kernel's gradient; the
+    low-rank regressor's costs O(p²·n·m) in n×m products.
+
+    With scikit-learn's regressor the optimizer reads the regressor being
+    fitted from the objective scikit-learn passes it (a closure over the
+    regressor), and computes the likelihood itself with scikit-learn's
+    formulas; it raises a TypeError for an objective from elsewhere.
+
+    Parameters
+    ----------
+    tol : float, default=0.05
+        Stop once the last step gained less than ``tol`` nats of log marginal
+        likelihood, the quadratic model predicts under ``tol`` / 4 for the
+        next, and the gains so far, extrapolated geometrically, leave less
+        than ``tol``.
+    max_evaluations : int, default=200
+        At most this many evaluations (with a warning when reached).
+    max_seconds : float or None, default=None
+        A time budget: no evaluation starts after it, and the best point so
+        far is the result, with a warning.
+    verbose : bool, default=True
+        Print one line per evaluation.
+    file : file object, default=None
+        Where to print; ``None`` is ``sys.stderr``.
+
+    Attributes
+    ----------
+    n_evaluations_ : int
+        Evaluations of the last optimization.
+    history_ : list of (float, float)
+        (log marginal likelihood, seconds) per evaluation of the last optimization.
+    """
+
+    def __init__(self, tol=0.05, max_evaluations=200, max_seconds=None, verbose=True, file=None):
+        self.tol = tol
+        self.max_evaluations = max_evaluations
+        self.max_seconds = max_seconds
+        self.verbose = verbose
+        self.file = file
+
+    def _check_params(self):
+        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
+            raise ValueError("FisherScoring: tol must be a positive number, got %r" % (self.tol,))
+        if not isinstance(self.max_evaluations, numbers.Integral) or self.max_evaluations < 1:
+            raise ValueError("FisherScoring: max_evaluations must be a positive integer, got %r"
+                             % (self.max_evaluations,))
+        if self.max_seconds is not None and (not isinstance(self.max_seconds, numbers.Real)
+                                             or not self.max_seconds > 0):
+            raise ValueError("FisherScoring: max_seconds must be a positive number or None, got %r"
+                             % (self.max_seconds,))
+
+    def __call__(self, obj_func, initial_theta, bounds):
+        self._check_params()
+        information = getattr(obj_func, "information", None)
+        if information is None:
+            gpr = _exact.regressor_of(obj_func)
+            if gpr is None:
+                raise TypeError("FisherScoring needs the kernel's gradient matrices: use it as the optimizer of "
+                                "scikit-learn's GaussianProcessRegressor or of LowRankGaussianProcessRegressor "
+                                "(got an objective from neither)")
+
+            def information(theta):
+                return _exact.information(gpr, theta)
+
+        report = _lbfgs.counted(self, information, sign=1)
+        theta, lml = maximize(report, initial_theta, bounds, tol=self.tol, max_evaluations=self.max_evaluations,
+                              max_seconds=self.max_seconds, warning=RuntimeWarning, stacklevel=2)
+        return theta, -lml
+
+    def __repr__(self):
+        return "FisherScoring(tol=%r, max_evaluations=%r, max_seconds=%r, verbose=%r)" % (
+            self.tol, self.max_evaluations, self.max_seconds, self.verbose)
