@@ -130,6 +130,29 @@ def test_maximize_backtracks_when_the_model_overshoots():
     assert theta[0] == pytest.approx(x.mean(), abs=1e-4)
 
 
+def test_maximize_takes_the_observed_curvature_where_the_model_is_too_curved():
+    # A "Fisher" matrix ten times too curved: each plain step covers a tenth of
+    # the way (linear convergence at 0.9); after one step that gained more than
+    # the model said, the curvature measured along it takes over.
+    def info(theta):
+        lml, grad, fisher = normal_information(theta)
+        calls.append(lml)
+        return lml, grad, 10 * fisher
+
+    x = normal_sample()
+    calls = []
+    theta, _ = maximize(info, np.array([-2.0, 1.5]), np.array([[-10.0, 10.0], [-5.0, 5.0]]), tol=1e-6)
+    assert theta[0] == pytest.approx(x.mean(), abs=1e-4) and theta[1] == pytest.approx(np.log(x.std()), abs=1e-4)
+    assert len(calls) < 25
+    from graphgram.gaussian_process._scoring import _flatten
+    F = np.array([[4.0, 1.0], [1.0, 3.0]])
+    s = np.array([1.0, -0.5])
+    flat = _flatten(F, s, 0.5 * F @ s)            # observed curvature half the model's along s
+    assert s @ flat @ s == pytest.approx(0.5 * s @ F @ s)
+    np.testing.assert_array_equal(_flatten(F, s, 2 * F @ s), F)     # never raised
+    assert s @ _flatten(F, s, -F @ s) @ s == pytest.approx(0.1 * s @ F @ s)   # lowered by 90 % at most
+
+
 def test_maximize_budgets(monkeypatch):
     from graphgram.gaussian_process import _lbfgs
     bounds = np.array([[-10.0, 10.0], [-5.0, 5.0]])

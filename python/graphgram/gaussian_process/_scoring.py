@@ -33,6 +33,18 @@ def _newton(grad, fisher, free, damping):
             damping = max(10 * damping, 1e-8)
 
 
+def _flatten(fisher, s, y):
+    """F with its curvature along the last step s lowered to the observed one, sᵀy (y the
+    fall of the gradient along s), by a rank-one change in the direction F s; by at
+    most 90 %, never raised (a step that overshoots is cut back instead)."""
+    Fs = fisher @ s
+    sFs = float(s @ Fs)
+    if not sFs > 0:
+        return fisher
+    gamma = min(max(float(y @ s) / sFs - 1.0, -0.9), 0.0)
+    return fisher + gamma * np.outer(Fs, Fs) / sFs
+
+
 def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, max_seconds=None,
              warning=RuntimeWarning, stacklevel=1):
     """Maximize a log likelihood by Fisher scoring within box bounds.
@@ -43,7 +55,11 @@ def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, 
     box, and backtracks along s (quadratic interpolation) until the likelihood
     rises. The Fisher information F is the expected negative Hessian, so the
     steps are Newton's near the optimum, without second derivatives of the
-    kernel.
+    kernel. Where the likelihood is flatter than F says (a step that gained
+    more than 1.25 times the model's prediction), the next step's model takes
+    the curvature measured along that step instead (:func:`_flatten`): on
+    the long ridges of a GP's likelihood (signal level against length
+    scales) plain Fisher scoring creeps, at half the gain it could have.
 
     It stops once the last step gained less than ``tol``, the model predicts
     less than ``tol`` / 4 for the next (½ gᵀF⁻¹g over the free components),
@@ -89,9 +105,11 @@ def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, 
                       % (evaluations, message), warning, stacklevel=stacklevel + 2)
         return theta, lml
 
+    secant = None  # (s, y) of the last step when it gained more than the model said
     while True:
         free = _free(theta, grad, bounds)
-        step = _newton(grad, fisher, free, damping)
+        model_matrix = fisher if secant is None else _flatten(fisher, *secant)
+        step = _newton(grad, model_matrix, free, damping)
         predicted = 0.5 * float(grad @ step)  # the model's gain of the undamped step; ½ gᵀF⁻¹g
         if predicted <= 1e-12 * max(1.0, abs(lml)):
             return theta, lml
@@ -108,7 +126,7 @@ def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, 
             new = np.clip(theta + t * step, bounds[:, 0], bounds[:, 1])
             s = new - theta
             slope = float(grad @ s)
-            model = slope - 0.5 * float(s @ fisher @ s)
+            model = slope - 0.5 * float(s @ model_matrix @ s)
             evaluations += 1
             lml2, grad2, fisher2 = information(new)
             if np.isfinite(lml2) and lml2 > lml:
@@ -122,6 +140,7 @@ def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, 
         rho = (lml2 - lml) / model if model > 0 else 0.0
         damping = max(damping / 3, 1e-10) if rho > 0.75 else (2 * damping if rho < 0.25 else damping)
         gains.append(lml2 - lml)
+        secant = (s, grad - grad2) if t == 1.0 and rho > 1.25 else None
         theta, lml, grad, fisher = new, lml2, grad2, fisher2
 
 
