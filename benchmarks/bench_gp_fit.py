@@ -9,6 +9,8 @@ normalize_y=True)``, fitted
 - ``lbfgs``: with ``graphgram.gaussian_process.LBFGS(tol=0.05)`` (the same
   L-BFGS-B, ending once the likelihood rose by less than 0.05 nats over 5
   iterations and no component of its projected gradient exceeds 1);
+- ``fisher``: with ``graphgram.gaussian_process.FisherScoring()`` (Newton steps
+  with the likelihood's Fisher information);
 - ``subset``: tuned with LBFGS(tol=0.05) on a random ``--subset`` of the training
   molecules, then refitted on all of them without optimization (one Gram
   matrix), and (``subset: refine``) optimized on all of them with LBFGS(tol=0.05)
@@ -46,7 +48,7 @@ from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel  # noqa
 from _common import machine  # noqa: E402
 from _druglike import TARGETS, druglike  # noqa: E402
 from graphgram import molecular_kernel, molecules  # noqa: E402
-from graphgram.gaussian_process import LBFGS  # noqa: E402
+from graphgram.gaussian_process import LBFGS, FisherScoring  # noqa: E402
 
 
 GRADIENT_ACCURACY = None  # --gradient-accuracy: the graph kernel's
@@ -85,7 +87,7 @@ def main():
     ap.add_argument("--n", type=int, default=500)
     ap.add_argument("--n-test", type=int, default=800)
     ap.add_argument("--subset", type=int, default=200)
-    ap.add_argument("--fits", nargs="+", default=["sklearn", "lbfgs", "subset", "tanimoto"])
+    ap.add_argument("--fits", nargs="+", default=["sklearn", "lbfgs", "fisher", "tanimoto"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--target", default="logp", choices=TARGETS, help="the property fitted (default: Crippen logP)")
     ap.add_argument("--restart-target", default=None, choices=TARGETS,
@@ -113,6 +115,8 @@ def main():
         fit("sklearn", model(counter), X, y[tr], Xt, y[te])
     if "lbfgs" in args.fits:
         fit("lbfgs", model(lbfgs()), X, y[tr], Xt, y[te])
+    if "fisher" in args.fits:
+        fit("fisher", model(FisherScoring(file=io.StringIO())), X, y[tr], Xt, y[te])
     if "subset" in args.fits:
         sub = np.sort(np.random.default_rng(args.seed).choice(args.n, args.subset, replace=False))
         t = time.perf_counter()

@@ -44,7 +44,8 @@ low-rank fit on 2 cores) takes hours; a smoke run takes a minute or two:
     nice .venv/bin/python benchmarks/bench_lowrank.py --m 100 200 500 1000 2000 --exact-n 1000 2000 3000 --refit
 
 Every fit uses ``LBFGS(max_iter=--maxiter, tol=--tol, max_seconds=--max-seconds,
-soft_bounds=--soft-bounds)``:
+soft_bounds=--soft-bounds)``, or with ``--optimizer fisher``
+``FisherScoring(tol=--tol, max_seconds=--max-seconds)``:
 ``--tol none`` is scikit-learn's stopping rule, the default 0.05 graphgram's
 (docs/gaussian_processes.md); ``--max-seconds`` a time budget for each optimization;
 ``--start-exact N`` starts each low-rank fit (not with ``--sklearn-gpr``) from the
@@ -77,7 +78,7 @@ from _common import machine  # noqa: E402
 from _druglike import druglike  # noqa: E402
 # graphgram before bench_molecules, which puts this checkout's python/ first.
 from graphgram import molecular_kernel  # noqa: E402
-from graphgram.gaussian_process import (LBFGS, LowRankGaussianProcessRegressor,  # noqa: E402
+from graphgram.gaussian_process import (LBFGS, FisherScoring, LowRankGaussianProcessRegressor,  # noqa: E402
                                         LowRankGraphKernel)
 from graphgram.molecules import from_smiles  # noqa: E402
 from bench_molecules import Tanimoto, fingerprints, load, rmse  # noqa: E402
@@ -90,17 +91,24 @@ SIGNAL, SIGNAL_BOUNDS, NOISE, NOISE_BOUNDS = 1.0, (1e-3, 1e3), 0.1, (1e-6, 10.0)
 TOL = 0.05  # LBFGS's stopping rule (--tol)
 MAX_SECONDS = None  # LBFGS's time budget (--max-seconds)
 SOFT_BOUNDS = None  # LBFGS's soft_bounds (--soft-bounds)
+OPTIMIZER = "lbfgs"  # --optimizer
+
+
+def optimizer(maxiter, verbose):
+    """The optimizer of every fit: LBFGS, or FisherScoring with --optimizer fisher."""
+    if OPTIMIZER == "fisher":
+        return FisherScoring(tol=TOL if TOL is not None else 0.05, max_seconds=MAX_SECONDS, verbose=verbose)
+    return LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, soft_bounds=SOFT_BOUNDS, verbose=verbose)
 
 
 def gp_model(kernel, maxiter, verbose):
     k = ConstantKernel(SIGNAL, SIGNAL_BOUNDS) * kernel + WhiteKernel(NOISE, NOISE_BOUNDS)
-    opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, soft_bounds=SOFT_BOUNDS, verbose=verbose)
-    return GaussianProcessRegressor(k, optimizer=opt, normalize_y=True, random_state=0)
+    return GaussianProcessRegressor(k, optimizer=optimizer(maxiter, verbose), normalize_y=True, random_state=0)
 
 
 def low_rank_model(kernel, maxiter, verbose, signal=SIGNAL, noise=NOISE):
     """The same model as gp_model(kernel) for a LowRankGraphKernel, in O(n·m²) per evaluation."""
-    opt = LBFGS(max_iter=maxiter, tol=TOL, max_seconds=MAX_SECONDS, soft_bounds=SOFT_BOUNDS, verbose=verbose)
+    opt = optimizer(maxiter, verbose)
     return LowRankGaussianProcessRegressor(kernel, signal=signal, signal_bounds=SIGNAL_BOUNDS, noise=noise,
                                            noise_bounds=NOISE_BOUNDS, normalize_y=True, optimizer=opt)
 
@@ -195,6 +203,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-seconds", type=float, default=None, help="LBFGS's time budget of each fit")
     ap.add_argument("--soft-bounds", type=float, default=None, help="LBFGS's soft_bounds (3: the h's)")
+    ap.add_argument("--optimizer", default="lbfgs", choices=["lbfgs", "fisher"],
+                    help="LBFGS, or FisherScoring (with --tol and --max-seconds; --maxiter and --soft-bounds are LBFGS's)")
     ap.add_argument("--start-exact", type=int, default=0,
                     help="start each low-rank fit from the exact GP tuned on this many training molecules")
     ap.add_argument("--gradient-accuracy", type=float, default=None,
@@ -203,10 +213,11 @@ def main():
     args = ap.parse_args()
     if args.start_exact and args.sklearn_gpr:
         ap.error("--start-exact starts LowRankGaussianProcessRegressor, not --sklearn-gpr")
-    global TOL, MAX_SECONDS, SOFT_BOUNDS
+    global TOL, MAX_SECONDS, SOFT_BOUNDS, OPTIMIZER
     TOL = None if args.tol.lower() == "none" else float(args.tol)
     MAX_SECONDS = args.max_seconds
     SOFT_BOUNDS = args.soft_bounds
+    OPTIMIZER = args.optimizer
 
     if args.set == "druglike":
         if not args.n:
@@ -221,7 +232,8 @@ def main():
     tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
     Xtr, Xte = [graphs[i] for i in tr], [graphs[i] for i in te]
     head = {"set": args.set, "n": len(y), "of": total, "machine": machine(), "seed": args.seed, "tol": TOL,
-            "max_seconds": MAX_SECONDS, "soft_bounds": SOFT_BOUNDS, "gradient_accuracy": args.gradient_accuracy}
+            "max_seconds": MAX_SECONDS, "soft_bounds": SOFT_BOUNDS, "gradient_accuracy": args.gradient_accuracy,
+            "optimizer": OPTIMIZER}
     print(json.dumps(head), flush=True)
     rows = [head]
 

@@ -45,14 +45,17 @@ def _flatten(fisher, s, y):
     return fisher + gamma * np.outer(Fs, Fs) / sFs
 
 
-def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, max_seconds=None,
+def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, max_seconds=None, radius=1.0,
              warning=RuntimeWarning, stacklevel=1):
     """Maximize a log likelihood by Fisher scoring within box bounds.
 
     Each step solves (F + λ diag F) s = g on the components not held at a
     bound (Levenberg–Marquardt damping λ, adapted to how well the quadratic
-    model g·s − ½ sᵀF s predicted the last gain), projects θ + s onto the
-    box, and backtracks along s (quadratic interpolation) until the likelihood
+    model g·s − ½ sᵀF s predicted the last gain), shortens s to a trust
+    radius in its largest component (doubled after a shortened step the
+    model predicted well, halved after a poor prediction, set to the length
+    that worked after a backtrack), projects θ + s onto the box, and
+    backtracks along s (quadratic interpolation) until the likelihood
     rises. The Fisher information F is the expected negative Hessian, so the
     steps are Newton's near the optimum, without second derivatives of the
     kernel. Where the likelihood is flatter than F says (a step that gained
@@ -80,6 +83,9 @@ def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, 
     max_seconds : float or None, default=None
         No evaluation starts after this many seconds; the best point so far is
         returned with a warning.
+    radius : float, default=1.0
+        The first trust radius: no component of the first step is longer (for
+        log hyperparameters, one e-fold).
     warning : type of Warning, default=RuntimeWarning
         The category of the warnings (budgets spent, no ascent found).
     stacklevel : int, default=1
@@ -110,7 +116,11 @@ def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, 
         free = _free(theta, grad, bounds)
         model_matrix = fisher if secant is None else _flatten(fisher, *secant)
         step = _newton(grad, model_matrix, free, damping)
-        predicted = 0.5 * float(grad @ step)  # the model's gain of the undamped step; ½ gᵀF⁻¹g
+        predicted = 0.5 * float(grad @ step)  # the model's gain of the full step; ½ gᵀF⁻¹g
+        longest = float(np.max(np.abs(step)))
+        capped = longest > radius
+        if capped:
+            step *= radius / longest
         if predicted <= 1e-12 * max(1.0, abs(lml)):
             return theta, lml
         if gains and gains[-1] < tol and predicted < tol / 4:
@@ -139,6 +149,12 @@ def maximize(information, initial_theta, bounds, tol=0.05, max_evaluations=200, 
                 return stop("no step along the scoring direction raised the likelihood")
         rho = (lml2 - lml) / model if model > 0 else 0.0
         damping = max(damping / 3, 1e-10) if rho > 0.75 else (2 * damping if rho < 0.25 else damping)
+        if t < 1.0:
+            radius = max(float(np.max(np.abs(s))), 1e-3)   # the length that worked
+        elif capped and rho > 0.75:
+            radius *= 2.0
+        elif rho < 0.25:
+            radius /= 2.0
         gains.append(lml2 - lml)
         secant = (s, grad - grad2) if t == 1.0 and rho > 1.25 else None
         theta, lml, grad, fisher = new, lml2, grad2, fisher2
