@@ -122,57 +122,61 @@ def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient, eval_informa
 def fisher_information(T, c, noise, fitc, kinv, Q, lam):
     """F_ij = ½ tr(K⁻¹ ∂_i K K⁻¹ ∂_j K) of (log c, log noise, the kernel's theta), from n×m products.
 
-    Each ∂_i K is a sum of products X_a X_bᵀ of n×m matrices from the set
-    S = {P, W, U_1 … U_p} plus a diagonal: c P Pᵀ + c diag(D) for log c,
-    noise · I for log noise, c (U_t Wᵀ + W U_tᵀ) + c diag(∂kd_t − 2 rowdot(U_t, W))
-    for the kernel's t-th hyperparameter (the diagonals with FITC only, but
-    the noise's). With G_ab = X_aᵀ K⁻¹ X_b (one (|S| m)² product), Y_a = K⁻¹ X_a
-    and K⁻¹ = Λ⁻¹ − Q Qᵀ,
+    Each ∂_i K is a low-rank part L_i plus a diagonal diag(e_i):
+    L = c P Pᵀ and e = c D for log c, L = 0 and e = noise for log noise,
+    L = c (U_t Wᵀ + W U_tᵀ) and e = c (∂kd_t − 2 rowdot(U_t, W)) for the
+    kernel's t-th hyperparameter (the diagonals with FITC only, but the
+    noise's). With Y = K⁻¹ X for X = P, W, U_t, the m×m matrices
+    G_XX' = Xᵀ K⁻¹ X' and K⁻¹ = Λ⁻¹ − Q Qᵀ,
 
-        tr(K⁻¹ X_a X_bᵀ K⁻¹ X_c X_dᵀ) = Σ G_bc ⊙ G_ad,
-        tr(K⁻¹ X_a X_bᵀ K⁻¹ diag(e)) = Σ_k e_k (Y_a)_k · (Y_b)_k,
-        tr(K⁻¹ diag(e) K⁻¹ diag(e')) = Σ_k e_k e'_k (1/λ_k² − 2‖Q_k‖²/λ_k) + Σ (Qᵀ diag(e) Q) ⊙ (Qᵀ diag(e') Q).
+        tr(K⁻¹ L_c K⁻¹ L_c) = c² Σ G_PP ⊙ G_PP,
+        tr(K⁻¹ L_c K⁻¹ L_t) = 2 c² Σ G_PU_t ⊙ G_PW,
+        tr(K⁻¹ L_s K⁻¹ L_t) = 2 c² (Σ G_WU_t ⊙ G_WU_sᵀ + Σ U_s ⊙ (Y_U_t G_WW)),
+        tr(K⁻¹ L_i K⁻¹ diag(e)) = e · r_i, r_c = c rowdot(Y_P, Y_P), r_t = 2 c rowdot(Y_U_t, Y_W),
+        tr(K⁻¹ diag(e) K⁻¹ diag(e')) = Σ_k e_k e'_k (1/λ_k² − 2‖Q_k‖²/λ_k) + Σ (Qᵀ diag(e) Q) ⊙ (Qᵀ diag(e') Q)
 
-    O((p + 2)² n m²) arithmetic, O(p n m) memory.
+    (the last term of the third line is ⟨G_WW, G_U_sU_t⟩ without the p² blocks
+    G_U_sU_t). O(p n m²) arithmetic, O(p n m) memory.
     """
     P, W = T.P, T.W
     n, m = P.shape
     p = 0 if T.GA is None else T.GA.shape[2]
-    S = [P] if p == 0 else [P, W] + [T.GA[:, :, t] - 0.5 * W @ T.Gzz[:, :, t] for t in range(p)]
-    # terms[i]: (coefficient, a, b) of ∂_i K's low-rank part X_a X_bᵀ; diags[i]: its diagonal or None.
-    terms = [[(c, 0, 0)], []] + [[(c, 2 + t, 1), (c, 1, 2 + t)] for t in range(p)]
+    k = 2 + p
+    YP = kinv(P)
+    Gpp = P.T @ YP
+    low = np.zeros((k, k))                  # tr(K⁻¹ L_i K⁻¹ L_j)
+    low[0, 0] = c * c * np.sum(Gpp * Gpp)
+    r = [c * np.einsum("ij,ij->i", YP, YP), None]
     diags = [c * (T.kd - np.einsum("ij,ij->i", P, P)) if fitc else None, np.full(n, noise)]
-    for t in range(p):
-        diags.append(c * (T.gkd[:, t] - 2.0 * np.einsum("ij,ij->i", S[2 + t], W)) if fitc else None)
-    Y = [kinv(X) for X in S]
-    flat = np.hstack(S)
-    G = flat.T @ np.hstack(Y)
-    G = 0.5 * (G + G.T)                      # symmetric in exact arithmetic
-
-    def g(a, b):
-        return G[a * m:(a + 1) * m, b * m:(b + 1) * m]
-
-    rowdot = {}
-    for ts in terms:
-        for _, a, b in ts:
-            if (a, b) not in rowdot:
-                rowdot[a, b] = np.einsum("ij,ij->i", Y[a], Y[b])
+    if p:
+        U = T.GA - 0.5 * np.einsum("im,mjt->ijt", W, T.Gzz, optimize=True)       # (n, m, p)
+        YW = kinv(W)
+        YU = kinv(U.reshape(n, m * p)).reshape(n, m, p)
+        Gww = W.T @ YW
+        Gww = 0.5 * (Gww + Gww.T)
+        Gpw = P.T @ YW
+        B = np.einsum("ia,ibt->abt", W, YU, optimize=True)                       # G_WU_t
+        C = np.einsum("ia,ibt->abt", P, YU, optimize=True)                       # G_PU_t
+        Z = np.einsum("iat,ab->ibt", YU, Gww, optimize=True)                      # Y_U_t G_WW
+        low[0, 2:] = low[2:, 0] = 2 * c * c * np.einsum("abt,ab->t", C, Gpw)
+        uu = np.einsum("abt,bas->ts", B, B) + np.einsum("ias,iat->st", U, Z, optimize=True)
+        low[2:, 2:] = c * c * (uu + uu.T)   # 2 c² (…), symmetrized
+        for t in range(p):
+            r.append(2 * c * np.einsum("ij,ij->i", YU[:, :, t], YW))
+            diags.append(c * (T.gkd[:, t] - 2.0 * np.einsum("ij,ij->i", U[:, :, t], W)) if fitc else None)
     base = 1.0 / lam ** 2 - 2.0 * np.einsum("ij,ij->i", Q, Q) / lam
     H = [None if e is None else Q.T @ (e[:, None] * Q) for e in diags]
-    k = 2 + p
-    F = np.zeros((k, k))
+    F = low.copy()
     for i in range(k):
         for j in range(i, k):
             v = 0.0
-            for ci, a, b in terms[i]:
-                for cj, cc, d in terms[j]:
-                    v += ci * cj * np.sum(g(b, cc) * g(a, d))
-                if diags[j] is not None:
-                    v += ci * float(diags[j] @ rowdot[a, b])
-            if diags[i] is not None:
-                for cj, cc, d in terms[j]:
-                    v += cj * float(diags[i] @ rowdot[cc, d])
-                if diags[j] is not None:
-                    v += float(diags[i] @ (base * diags[j])) + np.sum(H[i] * H[j])
-            F[i, j] = F[j, i] = 0.5 * v
-    return F
+            if diags[j] is not None and r[i] is not None:
+                v += float(diags[j] @ r[i])
+            if diags[i] is not None and r[j] is not None:
+                v += float(diags[i] @ r[j])
+            if diags[i] is not None and diags[j] is not None:
+                v += float(diags[i] @ (base * diags[j])) + np.sum(H[i] * H[j])
+            F[i, j] += v
+            if j != i:
+                F[j, i] += v
+    return 0.5 * F
