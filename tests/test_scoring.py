@@ -172,6 +172,16 @@ def test_maximize_budgets(monkeypatch):
     assert started == [0.0, 1.0, 2.0]
 
 
+def test_newton_step_survives_an_unusable_fisher():
+    from graphgram.gaussian_process._scoring import _newton
+    g, free = np.array([1.0, -2.0]), np.array([True, True])
+    np.testing.assert_allclose(_newton(g, np.diag([2.0, 4.0]), free, 0.0), [0.5, -0.5])
+    for bad in (np.zeros((2, 2)), np.full((2, 2), np.nan)):
+        step = _newton(g, bad, free, 1e-3)
+        assert np.all(np.isfinite(step)) and step @ g > 0     # an ascent direction all the same
+    np.testing.assert_array_equal(_newton(g, np.eye(2), np.array([False, True]), 0.0), [0.0, -2.0])
+
+
 def test_maximize_refuses_a_start_without_a_likelihood():
     def info(theta):
         return -np.inf, np.zeros(2), None

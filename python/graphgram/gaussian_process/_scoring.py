@@ -25,12 +25,18 @@ def _newton(grad, fisher, free, damping):
     d = np.diag(F).copy()
     floor = 1e-12 * d.max() if d.max() > 0 else 1.0
     d[d < floor] = floor
-    while True:
+    for _ in range(20):
         try:
             step[free] = np.linalg.solve(F + damping * np.diag(d), grad[free])
-            return step
         except np.linalg.LinAlgError:
             damping = max(10 * damping, 1e-8)
+            continue
+        if np.all(np.isfinite(step)):
+            return step
+        break
+    # F unusable (singular however damped, or not finite): the gradient scaled by F's diagonal.
+    step[free] = grad[free] / np.where(np.isfinite(d), d, 1.0)
+    return step
 
 
 def _flatten(fisher, s, y):
@@ -171,15 +177,15 @@ class FisherScoring:
     — the expected negative Hessian, from the same kernel gradients — and
     the optimizer takes damped, bound-projected Newton steps with it
     (:func:`maximize`). Where L-BFGS-B spends dozens of evaluations learning
-    the curvature, Fisher scoring has it at every step: on drug-size
-    molecules it fitted exact GPs in about half the evaluations of
-    ``LBFGS()`` for the same likelihood (docs/gaussian_processes.md,
+    the curvature, Fisher scoring has it at every step: on ten exact GPs of
+    drug-size molecules it took a third of the evaluations of ``LBFGS()``
+    (231 against 726), and a low-rank GP half (docs/gaussian_processes.md,
     "Fitting in minutes").
 
     The information adds 2·p·n³ flops per evaluation of an exact GP (p
     hyperparameters, n training graphs; 0.2 s at n = 500, p = 13, on two
     cores) and memory for p n×n matrices besides the kernel's gradient; the
-    low-rank regressor's costs O(p²·n·m) in n×m products.
+    low-rank regressor's costs O(p·n·m²) in n×m products.
 
     With scikit-learn's regressor the optimizer reads the regressor being
     fitted from the objective scikit-learn passes it (a closure over the
