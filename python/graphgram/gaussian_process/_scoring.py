@@ -183,8 +183,8 @@ class FisherScoring:
     "Fitting in minutes").
 
     The information adds 2·p·n³ flops per evaluation of an exact GP (p
-    hyperparameters, n training graphs; 0.2 s at n = 500, p = 13, on two
-    cores) and memory for p n×n matrices besides the kernel's gradient; the
+    hyperparameters, n training graphs; about 0.3 s at n = 500, p = 13, on
+    two cores) and memory for p n×n matrices besides the kernel's gradient; the
     low-rank regressor's costs O(p·n·m²) in n×m products.
 
     With scikit-learn's regressor the optimizer reads the regressor being
