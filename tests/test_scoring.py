@@ -225,8 +225,8 @@ def test_fisher_scoring_on_a_graph_gp():
 
 def test_fisher_scoring_checks_its_parameters_and_its_objective():
     X, y = toy()
-    for bad in (dict(tol=0), dict(tol="1"), dict(max_evaluations=0), dict(max_evaluations=2.5),
-                dict(max_seconds=-1)):
+    for bad in (dict(tol=0), dict(tol="1"), dict(tol=True), dict(tol=float("nan")), dict(max_evaluations=0),
+                dict(max_evaluations=2.5), dict(max_seconds=-1)):
         with pytest.raises(ValueError, match="FisherScoring: %s must be" % next(iter(bad))):
             GaussianProcessRegressor(toy_kernel(), optimizer=FisherScoring(**bad)).fit(X, y)
     with pytest.raises(TypeError, match="needs the kernel's gradient matrices"):

@@ -225,13 +225,15 @@ class FisherScoring:
         self.file = file
 
     def _check_params(self):
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
+        def positive(x, kind):
+            return isinstance(x, kind) and not isinstance(x, bool) and x > 0
+
+        if not positive(self.tol, numbers.Real):
             raise ValueError("FisherScoring: tol must be a positive number, got %r" % (self.tol,))
-        if not isinstance(self.max_evaluations, numbers.Integral) or self.max_evaluations < 1:
+        if not positive(self.max_evaluations, numbers.Integral):
             raise ValueError("FisherScoring: max_evaluations must be a positive integer, got %r"
                              % (self.max_evaluations,))
-        if self.max_seconds is not None and (not isinstance(self.max_seconds, numbers.Real)
-                                             or not self.max_seconds > 0):
+        if self.max_seconds is not None and not positive(self.max_seconds, numbers.Real):
             raise ValueError("FisherScoring: max_seconds must be a positive number or None, got %r"
                              % (self.max_seconds,))
 
