@@ -232,3 +232,10 @@ def test_fisher_scoring_checks_its_parameters_and_its_objective():
     with pytest.raises(TypeError, match="needs the kernel's gradient matrices"):
         FisherScoring()(lambda theta, eval_gradient=True: (0.0, np.zeros(2)), np.zeros(2), np.zeros((2, 2)))
     assert repr(FisherScoring(tol=0.1)) == "FisherScoring(tol=0.1, max_evaluations=200, max_seconds=None, verbose=True)"
+
+
+def test_docstring_example():
+    import doctest
+    from graphgram.gaussian_process import _scoring
+    result = doctest.testmod(_scoring)
+    assert result.attempted > 0 and result.failed == 0

@@ -215,6 +215,18 @@ class FisherScoring:
         Evaluations of the last optimization.
     history_ : list of (float, float)
         (log marginal likelihood, seconds) per evaluation of the last optimization.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.gaussian_process import GaussianProcessRegressor
+    >>> from sklearn.gaussian_process.kernels import RBF, WhiteKernel
+    >>> from graphgram.gaussian_process import FisherScoring
+    >>> X = np.linspace(0.0, 5.0, 30)[:, None]
+    >>> y = np.sin(X[:, 0])
+    >>> gp = GaussianProcessRegressor(RBF() + WhiteKernel(), optimizer=FisherScoring(verbose=False)).fit(X, y)
+    >>> bool(gp.score(X, y) > 0.99)
+    True
     """
 
     def __init__(self, tol=0.05, max_evaluations=200, max_seconds=None, verbose=True, file=None):
