@@ -1,4 +1,5 @@
-"""Shared pytest fixtures: where the real data sets live, and random test graphs."""
+"""Shared pytest fixtures: where the real data sets live, random test graphs, and a clock for
+the Gaussian-process optimizers' time budgets."""
 
 import os
 from pathlib import Path
@@ -122,3 +123,23 @@ def assert_label_errors(make, graphs):
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261123)
+
+
+@pytest.fixture
+def ticking_clock(monkeypatch):
+    """The Gaussian-process optimizers' clock (``_lbfgs._clock``) replaced by one of the
+    test's own: ``ticking_clock.tick(f)`` is f advancing it by one second per call, and
+    ``ticking_clock.started`` the clock's reading at the start of each call."""
+    from types import SimpleNamespace
+    from graphgram.gaussian_process import _lbfgs
+    clock, started = [0.0], []
+    monkeypatch.setattr(_lbfgs, "_clock", lambda: clock[0])
+
+    def tick(f):
+        def timed(*args):
+            started.append(clock[0])
+            clock[0] += 1.0
+            return f(*args)
+        return timed
+
+    return SimpleNamespace(tick=tick, started=started)

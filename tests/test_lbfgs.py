@@ -80,21 +80,12 @@ def test_gtol_ignores_components_pushing_against_a_bound():
     assert fun == pytest.approx(its[-1][0], abs=1e-6)
 
 
-def test_max_seconds_returns_the_best_point_when_the_time_is_spent(monkeypatch):
+def test_max_seconds_returns_the_best_point_when_the_time_is_spent(ticking_clock):
     # Each evaluation takes one second of a clock of the test's own.
-    from graphgram.gaussian_process import _lbfgs
-    clock, started = [0.0], []
-    monkeypatch.setattr(_lbfgs, "_clock", lambda: clock[0])
-
-    def f(x):
-        started.append(clock[0])
-        clock[0] += 1.0
-        return rosenbrock(x)
-
     x0, bounds = np.array([-1.2, 1.0, -0.5, 0.8]), np.array([[-2.0, 2.0]] * 4)
     with pytest.warns(RuntimeWarning, match="time budget of 10 s"):
-        x, fun = minimize(f, x0, bounds, max_seconds=10)
-    assert started == [float(k) for k in range(10)]  # none started after the budget
+        x, fun = minimize(ticking_clock.tick(rosenbrock), x0, bounds, max_seconds=10)
+    assert ticking_clock.started == [float(k) for k in range(10)]  # none started after the budget
     # The last iterate scipy accepts after at most those 10 evaluations, in a run of its own.
     count, its = [0], []
 

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.optimize
 import scipy.special
 
-__all__ = ["LBFGS", "counted", "minimize"]
+__all__ = ["LBFGS", "counted", "minimize", "positive"]
 
 _clock = time.monotonic  # minimize's clock for max_seconds (the tests put their own in)
 
@@ -118,6 +118,12 @@ def minimize(obj_func, initial_theta, bounds, max_iter=None, tol=None, patience=
     return logistic.theta(res.x), res.fun
 
 
+def positive(x, kind=numbers.Real):
+    """Whether x is a number of ``kind`` (not a bool) and greater than 0 (so not NaN): the
+    optimizers' checks of their settings."""
+    return isinstance(x, kind) and not isinstance(x, bool) and x > 0
+
+
 class _Logistic:
     """theta = lo + (hi - lo) σ(z) on the components of the box ``bounds`` no wider than
     ``width`` (none when width is None), the identity on the others.
@@ -133,7 +139,7 @@ class _Logistic:
     Z_BOUND = 30.0
 
     def __init__(self, bounds, width):
-        if width is not None and (isinstance(width, bool) or not isinstance(width, numbers.Real) or not width > 0):
+        if width is not None and not positive(width):
             raise ValueError("soft_bounds must be a positive number (e-folds) or None, got %r" % (width,))
         lo, hi = bounds[:, 0], bounds[:, 1]
         self.mask = np.zeros(len(bounds), dtype=bool) if width is None else (

@@ -133,6 +133,10 @@ class LowRankTerms:
     kd: np.ndarray = None
     gkd: np.ndarray = None
 
+    def U(self, t):
+        """U_t = ∂A_t − ½ W ∂K(Z, Z)_t (n×m): ∂(P Pᵀ) = U_t Wᵀ + W U_tᵀ for the t-th hyperparameter."""
+        return self.GA[:, :, t] - 0.5 * self.W @ self.Gzz[:, :, t]
+
 
 class LowRankGraphKernel(TransformerMixin, GraphKernel):
     r"""A low-rank approximation of a graph kernel by m inducing graphs, for large Gaussian processes.
@@ -450,7 +454,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
         # (n, n, n_dims) as scikit-learn reads it.
         G = _memory.allocate((p, n, n), what="the gradient")
         for t in range(p):
-            U = T.GA[:, :, t] - 0.5 * W @ T.Gzz[:, :, t]
+            U = T.U(t)
             for a in _rows(n):
                 G[t, a:a + _ROW_BLOCK] = U[a:a + _ROW_BLOCK] @ W.T
             G[t] += G[t].T.copy()

@@ -237,15 +237,13 @@ class FisherScoring:
         self.file = file
 
     def _check_params(self):
-        def positive(x, kind):
-            return isinstance(x, kind) and not isinstance(x, bool) and x > 0
-
-        if not positive(self.tol, numbers.Real):
+        positive = _lbfgs.positive
+        if not positive(self.tol):
             raise ValueError("FisherScoring: tol must be a positive number, got %r" % (self.tol,))
         if not positive(self.max_evaluations, numbers.Integral):
             raise ValueError("FisherScoring: max_evaluations must be a positive integer, got %r"
                              % (self.max_evaluations,))
-        if self.max_seconds is not None and not positive(self.max_seconds, numbers.Real):
+        if self.max_seconds is not None and not positive(self.max_seconds):
             raise ValueError("FisherScoring: max_seconds must be a positive number or None, got %r"
                              % (self.max_seconds,))
 

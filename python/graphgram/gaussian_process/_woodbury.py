@@ -107,7 +107,8 @@ def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient, eval_informa
         # αᵀ∂K̃α − tr(K⁻¹∂K̃) = 2 Σ S ⊙ U + Σ (α² − κ) ∂kd, S = α (Wᵀα)ᵀ − K⁻¹W − diag(α² − κ) W,
         # and Σ S ⊙ U = Σ S ⊙ ∂A − ½ Σ (Wᵀ S) ⊙ ∂K_ZZ: O(n·m) per hyperparameter.
         W = T.W
-        S = np.outer(alpha, W.T @ alpha) - kinv(W)
+        YW = kinv(W)
+        S = np.outer(alpha, W.T @ alpha) - YW
         if fitc:
             S -= (alpha ** 2 - kappa)[:, None] * W
         q = 2.0 * (S.reshape(-1) @ T.GA.reshape(n * m, p)) - (W.T @ S).reshape(-1) @ T.Gzz.reshape(m * m, p)
@@ -115,11 +116,11 @@ def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient, eval_informa
             q += (alpha ** 2 - kappa) @ T.gkd
         grad[2:] = 0.5 * c * q
     if eval_information:
-        return lml, grad, fisher_information(T, c, noise, fitc, kinv, np.sqrt(c) * V.T, lam)
+        return lml, grad, fisher_information(T, c, noise, fitc, kinv, np.sqrt(c) * V.T, lam, YW if p else None)
     return lml, grad
 
 
-def fisher_information(T, c, noise, fitc, kinv, Q, lam):
+def fisher_information(T, c, noise, fitc, kinv, Q, lam, YW):
     """F_ij = ½ tr(K⁻¹ ∂_i K K⁻¹ ∂_j K) of (log c, log noise, the kernel's theta), from n×m products.
 
     Each ∂_i K is a low-rank part L_i plus a diagonal diag(e_i):
@@ -136,7 +137,8 @@ def fisher_information(T, c, noise, fitc, kinv, Q, lam):
         tr(K⁻¹ diag(e) K⁻¹ diag(e')) = Σ_k e_k e'_k (1/λ_k² − 2‖Q_k‖²/λ_k) + Σ (Qᵀ diag(e) Q) ⊙ (Qᵀ diag(e') Q)
 
     (the last term of the third line is ⟨G_WW, G_U_sU_t⟩ without the p² blocks
-    G_U_sU_t). O(p n m²) arithmetic, O(p n m) memory.
+    G_U_sU_t). O(p n m²) arithmetic, O(p n m) memory. ``YW`` is K⁻¹ W, which the
+    gradient computed already (None without the kernel's hyperparameters).
     """
     P, W = T.P, T.W
     n, m = P.shape
@@ -149,8 +151,7 @@ def fisher_information(T, c, noise, fitc, kinv, Q, lam):
     r = [c * np.einsum("ij,ij->i", YP, YP), None]
     diags = [c * (T.kd - np.einsum("ij,ij->i", P, P)) if fitc else None, np.full(n, noise)]
     if p:
-        U = T.GA - 0.5 * np.einsum("im,mjt->ijt", W, T.Gzz, optimize=True)       # (n, m, p)
-        YW = kinv(W)
+        U = np.stack([T.U(t) for t in range(p)], axis=2)                            # (n, m, p)
         YU = kinv(U.reshape(n, m * p)).reshape(n, m, p)
         Gww = W.T @ YW
         Gww = 0.5 * (Gww + Gww.T)
