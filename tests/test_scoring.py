@@ -153,6 +153,38 @@ def test_maximize_takes_the_observed_curvature_where_the_model_is_too_curved():
     assert s @ _flatten(F, s, -F @ s) @ s == pytest.approx(0.1 * s @ F @ s)   # lowered by 90 % at most
 
 
+def test_maximize_stops_once_a_window_of_steps_gained_less_than_tol():
+    # A model ten times too curved: the steps fall short and the gains shrink
+    # geometrically, so the rule, not the optimum, ends the optimization.
+    x = normal_sample()
+    optimum = normal_information(np.array([x.mean(), np.log(x.std())]))[0]
+
+    def run(tol, patience):
+        calls = []
+
+        def info(theta):
+            lml, grad, fisher = normal_information(theta)
+            calls.append(lml)
+            return lml, grad, 10 * fisher
+
+        _, lml = maximize(info, np.array([-2.0, 1.5]), np.array([[-10.0, 10.0], [-5.0, 5.0]]), tol=tol,
+                          patience=patience)
+        best = [calls[0]]
+        for v in calls[1:]:
+            if v > best[-1]:
+                best.append(v)
+        assert lml == best[-1]
+        # The last window gained less than tol, or the model predicted no gain at all.
+        assert np.sum(np.diff(best)[-patience:]) < tol or optimum - lml < 1e-6
+        return lml, len(calls)
+
+    runs = [run(tol, patience) for tol, patience in [(0.5, 1), (0.5, 3), (1e-3, 3), (1e-3, 6)]]
+    for (lml, n), (lml2, n2) in zip(runs, runs[1:]):
+        assert lml <= lml2 and n <= n2                    # a stricter rule runs longer, to a higher value
+    assert runs[0][1] < runs[-1][1]
+    assert 0 < optimum - runs[1][0] < 5 and 0 <= optimum - runs[-1][0] < 1e-2
+
+
 def test_maximize_budgets(ticking_clock):
     bounds = np.array([[-10.0, 10.0], [-5.0, 5.0]])
     with pytest.warns(RuntimeWarning, match="max_evaluations=2 reached"):
@@ -185,9 +217,9 @@ def test_fisher_scoring_fits_scikit_learns_regressor_to_its_optimum():
     X, y = toy(n=60)
     reference = GaussianProcessRegressor(toy_kernel()).fit(X, y)      # scikit-learn's own L-BFGS-B
     out = io.StringIO()
-    opt = FisherScoring(file=out)
+    opt = FisherScoring(tol=0.01, file=out)
     gp = GaussianProcessRegressor(toy_kernel(), optimizer=opt).fit(X, y)
-    assert gp.log_marginal_likelihood_value_ > reference.log_marginal_likelihood_value_ - 0.05
+    assert gp.log_marginal_likelihood_value_ > reference.log_marginal_likelihood_value_ - 0.01
     lines = out.getvalue().splitlines()
     assert len(lines) == opt.n_evaluations_ >= 2 and lines[0].startswith("evaluation 1: log marginal likelihood ")
     assert max(v for v, _ in opt.history_) == pytest.approx(gp.log_marginal_likelihood_value_, rel=1e-10)
@@ -209,20 +241,21 @@ def test_fisher_scoring_on_a_graph_gp():
 
     full = LBFGS(tol=None, file=io.StringIO())
     reference = GaussianProcessRegressor(kernel(), normalize_y=True, optimizer=full).fit(graphs, y)
-    opt = FisherScoring(file=io.StringIO())
+    opt = FisherScoring(tol=0.01, file=io.StringIO())
     gp = GaussianProcessRegressor(kernel(), normalize_y=True, optimizer=opt).fit(graphs, y)
     assert gp.log_marginal_likelihood_value_ > reference.log_marginal_likelihood_value_ - 0.1
 
 
 def test_fisher_scoring_checks_its_parameters_and_its_objective():
     X, y = toy()
-    for bad in (dict(tol=0), dict(tol="1"), dict(tol=True), dict(tol=float("nan")), dict(max_evaluations=0),
-                dict(max_evaluations=2.5), dict(max_seconds=-1)):
+    for bad in (dict(tol=0), dict(tol="1"), dict(tol=True), dict(tol=float("nan")), dict(patience=0),
+                dict(patience=1.5), dict(max_evaluations=0), dict(max_evaluations=2.5), dict(max_seconds=-1)):
         with pytest.raises(ValueError, match="FisherScoring: %s must be" % next(iter(bad))):
             GaussianProcessRegressor(toy_kernel(), optimizer=FisherScoring(**bad)).fit(X, y)
     with pytest.raises(TypeError, match="needs the kernel's gradient matrices"):
         FisherScoring()(lambda theta, eval_gradient=True: (0.0, np.zeros(2)), np.zeros(2), np.zeros((2, 2)))
-    assert repr(FisherScoring(tol=0.1)) == "FisherScoring(tol=0.1, max_evaluations=200, max_seconds=None, verbose=True)"
+    assert repr(FisherScoring(tol=0.1)) == ("FisherScoring(tol=0.1, patience=3, max_evaluations=200, max_seconds=None, "
+                                            "verbose=True)")
 
 
 def test_docstring_example():

@@ -68,7 +68,7 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         ``obj_func(theta, eval_gradient=True)`` returns the negative log marginal
         likelihood and its gradient; ``obj_func.information(theta)`` returns the
         log marginal likelihood, its gradient and its Fisher information, for
-        :class:`FisherScoring` (the fastest fits: half the evaluations of
+        :class:`FisherScoring` (the fastest fits: a third to half the evaluations of
         L-BFGS-B on drug-size molecules). Pass :class:`LBFGS`
         (``LBFGS(verbose=True)``) for L-BFGS-B with a line per evaluation.
         None: keep the initial hyperparameters.
