@@ -186,7 +186,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="QM7", choices=["QM7", "druglike"])
     ap.add_argument("--n", type=int, default=0, help="molecules used (0 = all 7,165 of QM7; druglike needs n)")
-    ap.add_argument("--tol", default=None, help="the optimizer's tol (default: its own), or 'none' (LBFGS: scikit-learn's rule)")
+    ap.add_argument("--tol", default=None,
+                    help="the optimizer's tol (default: its own), or 'none' (LBFGS: scikit-learn's rule)")
     ap.add_argument("--m", type=int, nargs="*", default=[100, 200, 500, 1000, 2000], help="inducing graphs")
     ap.add_argument("--method", default="kmeans++", choices=["kmeans++", "pivoted_cholesky", "random"])
     ap.add_argument("--fitc", action="store_true", help="the FITC diagonal correction")

@@ -115,7 +115,8 @@ def test_fisher_scoring_fits_to_the_optimum(data):
     graphs, _ = data
     y = np.array([g.n_nodes for g in graphs], float) + 0.3 * np.sin(np.arange(len(graphs)))
     fits = {}
-    for name, opt in (("lbfgs", LBFGS(tol=None, file=io.StringIO())), ("fisher", FisherScoring(tol=0.01, file=io.StringIO()))):
+    for name, opt in (("lbfgs", LBFGS(tol=None, file=io.StringIO())),
+                      ("fisher", FisherScoring(tol=0.01, file=io.StringIO()))):
         lr = LowRankGraphKernel(labeled(), inducing=6, fitc=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
