@@ -96,10 +96,9 @@ OPTIMIZER = "lbfgs"  # --optimizer
 
 def optimizer(maxiter, verbose):
     """The optimizer of every fit: LBFGS, or FisherScoring with --optimizer fisher."""
-    if OPTIMIZER == "fisher":
-        tol = {} if TOL == "default" else dict(tol=TOL)
-        return FisherScoring(max_seconds=MAX_SECONDS, verbose=verbose, **tol)
     tol = {} if TOL == "default" else dict(tol=TOL)
+    if OPTIMIZER == "fisher":
+        return FisherScoring(max_seconds=MAX_SECONDS, verbose=verbose, **tol)
     return LBFGS(max_iter=maxiter, max_seconds=MAX_SECONDS, soft_bounds=SOFT_BOUNDS, verbose=verbose, **tol)
 
 
