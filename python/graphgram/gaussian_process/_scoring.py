@@ -199,11 +199,12 @@ class FisherScoring:
         likelihood by less than ``tol`` nats and the quadratic model predicts
         less than ``tol`` for the next. Half a nat is the likelihood one
         standard error of a single hyperparameter away from its optimum. On
-        drug-size molecules the fits that went on beyond it crept along
-        ridges of the likelihood with their test errors unchanged: 0.5 ended
-        ten exact GPs in 192 evaluations in all instead of a stricter rule's
-        231, and a low-rank GP in 27 instead of 46, with test errors within
-        0.3 % (docs/gaussian_processes.md, "Fitting in minutes").
+        drug-size molecules the fits that went on beyond it mostly crept
+        along ridges of the likelihood, their test errors barely moving:
+        0.5 ended ten exact GPs in 192 evaluations in all instead of a
+        stricter rule's 231, and a low-rank GP in 27 instead of 46, with
+        test errors within 0.3 % (docs/gaussian_processes.md, "Fitting in
+        minutes").
     patience : int, default=3
         The steps ``tol`` looks back over.
     max_evaluations : int, default=200
