@@ -8,7 +8,7 @@ md, code = nbf.v4.new_markdown_cell, nbf.v4.new_code_cell
 cells = []
 cells.append(md("""# Gaussian processes on all of ESOL and QM7 with the low-rank graph kernel
 
-**Fitting faster.** graphgram's `optimizer=FisherScoring()` (`graphgram.gaussian_process`) takes Newton steps with the likelihood's Fisher information: on drug-size molecules it needed a fifth of the evaluations of scikit-learn's default optimizer for the same likelihood and test error (an exact GP on 500 molecules: 15 evaluations, 40 s, where scikit-learn's took 71 and 166 s on a 2-core machine; a low-rank GP on 2,000 in 4–5.5 minutes there). `optimizer=LBFGS()` is scikit-learn's L-BFGS-B that stops once the likelihood has settled (docs/gaussian_processes.md, "Fitting in minutes"). The run stored below used scikit-learn's rule (`LBFGS(tol=None)`).
+**Fitting faster.** graphgram's `optimizer=FisherScoring()` (`graphgram.gaussian_process`) takes Newton steps with the likelihood's Fisher information: on drug-size molecules it needed a fifth of the evaluations of scikit-learn's default optimizer for the same likelihood and test error (an exact GP on 500 molecules: 13 evaluations, 35 s, where scikit-learn's took 71 and 165 s on a 2-core machine; a low-rank GP on 2,000 in 4–5.5 minutes there). `optimizer=LBFGS()` is scikit-learn's L-BFGS-B that stops once the likelihood has settled (docs/gaussian_processes.md, "Fitting in minutes"). The run stored below used scikit-learn's rule (`LBFGS(tol=None)`).
 
 The exact Gaussian process on a graph kernel computes n²/2 graph pairs, and their gradients, at every step of the
 hyperparameter optimization. `LowRankGraphKernel` approximates the kernel through m *inducing* molecules
