@@ -2,8 +2,9 @@
 
 On QM7 (7,165 molecules, atomization energies in kcal/mol, SMILES from
 $GRAPHGRAM_DATASETS/QM7/qm7.csv; ``--set druglike``: drug-size molecules of
-27 heavy atoms on average made by _druglike.py, with their Crippen logP), one
-seeded random 80/20 split, targets standardized by the GP (``normalize_y``):
+27 heavy atoms on average made by _druglike.py, with their Crippen logP or
+another ``--target``), one seeded random 80/20 split, targets standardized by
+the GP (``normalize_y``):
 
 - ``lowrank``: ``LowRankGaussianProcessRegressor(LowRankGraphKernel(molecular_kernel(),
   inducing=m))`` — the GP of ``ConstantKernel() * LowRankGraphKernel(...) +
@@ -48,8 +49,10 @@ soft_bounds=--soft-bounds)``, or with ``--optimizer fisher``
 ``FisherScoring(tol=--tol, max_seconds=--max-seconds)``: ``--tol`` defaults to
 each optimizer's own (LBFGS 0.05, FisherScoring 0.5; docs/gaussian_processes.md),
 ``--tol none`` is scikit-learn's stopping rule (LBFGS only); ``--max-seconds`` a time budget for each optimization;
-``--start-exact N`` starts each low-rank fit (not with ``--sklearn-gpr``) from the
-exact GP tuned on the first N training molecules.
+``--start gp`` starts every fit where ``molecular_gp_kernel()`` does (q = 0.5,
+every h 0.9, signal 30, noise 0.05) instead of the preset's q = 0.1, h = 0.5
+with signal 1 and noise 0.1; ``--start-exact N`` starts each low-rank fit (not
+with ``--sklearn-gpr``) from the exact GP tuned on the first N training molecules.
 
 ``$GRAPHGRAM_PYTHON`` names another build's ``python/`` folder to measure
 instead of this checkout's (old against new).
@@ -75,9 +78,9 @@ from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: E402
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel  # noqa: E402
 
 from _common import machine  # noqa: E402
-from _druglike import druglike  # noqa: E402
+from _druglike import TARGETS, druglike  # noqa: E402
 # graphgram before bench_molecules, which puts this checkout's python/ first.
-from graphgram import molecular_kernel  # noqa: E402
+from graphgram import molecular_gp_kernel, molecular_kernel  # noqa: E402
 from graphgram.gaussian_process import (LBFGS, FisherScoring, LowRankGaussianProcessRegressor,  # noqa: E402
                                         LowRankGraphKernel)
 from graphgram.molecules import from_smiles  # noqa: E402
@@ -102,8 +105,8 @@ def optimizer(maxiter, verbose):
     return LBFGS(max_iter=maxiter, max_seconds=MAX_SECONDS, soft_bounds=SOFT_BOUNDS, verbose=verbose, **tol)
 
 
-def gp_model(kernel, maxiter, verbose):
-    k = ConstantKernel(SIGNAL, SIGNAL_BOUNDS) * kernel + WhiteKernel(NOISE, NOISE_BOUNDS)
+def gp_model(kernel, maxiter, verbose, signal=SIGNAL, noise=NOISE):
+    k = ConstantKernel(signal, SIGNAL_BOUNDS) * kernel + WhiteKernel(noise, NOISE_BOUNDS)
     return GaussianProcessRegressor(k, optimizer=optimizer(maxiter, verbose), normalize_y=True, random_state=0)
 
 
@@ -184,6 +187,8 @@ def fit_and_score(name, gp, Xtr, ytr, Xte, yte, **extra):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", default="QM7", choices=["QM7", "druglike"])
+    ap.add_argument("--target", default="logp", choices=TARGETS,
+                    help="with --set druglike: the property fitted (default: Crippen logP)")
     ap.add_argument("--n", type=int, default=0, help="molecules used (0 = all 7,165 of QM7; druglike needs n)")
     ap.add_argument("--tol", default=None,
                     help="the optimizer's tol (default: its own), or 'none' (LBFGS: scikit-learn's rule)")
@@ -207,14 +212,17 @@ def main():
     ap.add_argument("--soft-bounds", type=float, default=None, help="LBFGS's soft_bounds (3: the h's)")
     ap.add_argument("--optimizer", default="lbfgs", choices=["lbfgs", "fisher"],
                     help="LBFGS, or FisherScoring (with --tol and --max-seconds; --maxiter and --soft-bounds are LBFGS's)")
+    ap.add_argument("--start", default="preset", choices=["preset", "gp"],
+                    help="the starting point: molecular_kernel()'s, or molecular_gp_kernel()'s")
     ap.add_argument("--start-exact", type=int, default=0,
                     help="start each low-rank fit from the exact GP tuned on this many training molecules")
     ap.add_argument("--gradient-accuracy", type=float, default=None,
                     help="the graph kernel's gradient_accuracy (default: its own, 1e-6)")
     ap.add_argument("--out", default=str(HERE / "results" / "lowrank.json"))
     args = ap.parse_args()
-    if args.start_exact and args.sklearn_gpr:
-        ap.error("--start-exact starts LowRankGaussianProcessRegressor, not --sklearn-gpr")
+    if args.start_exact and (args.sklearn_gpr or args.start == "gp"):
+        ap.error("--start-exact starts LowRankGaussianProcessRegressor from an exact fit, without --sklearn-gpr "
+                 "or --start gp")
     global TOL, MAX_SECONDS, SOFT_BOUNDS, OPTIMIZER
     if args.tol is None:
         TOL = "default"
@@ -231,7 +239,7 @@ def main():
     if args.set == "druglike":
         if not args.n:
             ap.error("--set druglike needs --n")
-        smiles, y = druglike(args.n, args.seed)
+        smiles, y = druglike(args.n, args.seed, target=args.target)
         total = args.n
     else:
         smiles, y, total = load("QM7", args.n, args.seed)
@@ -240,13 +248,20 @@ def main():
     cut = int(round(0.8 * len(y)))
     tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
     Xtr, Xte = [graphs[i] for i in tr], [graphs[i] for i in te]
-    head = {"set": args.set, "n": len(y), "of": total, "machine": machine(), "seed": args.seed, "tol": TOL,
+    head = {"set": args.set, "target": args.target if args.set == "druglike" else None, "n": len(y), "of": total,
+            "machine": machine(), "seed": args.seed, "tol": TOL,
             "max_seconds": MAX_SECONDS, "soft_bounds": SOFT_BOUNDS, "gradient_accuracy": args.gradient_accuracy,
-            "optimizer": OPTIMIZER}
+            "optimizer": OPTIMIZER, "start": args.start}
     print(json.dumps(head), flush=True)
     rows = [head]
 
+    # The graph kernel and the signal and noise variances every fit starts from.
+    start_gp = molecular_gp_kernel(verbose=False, n_jobs=args.jobs, gradient_accuracy=args.gradient_accuracy)
+    levels = dict(signal=start_gp.k1.k1.constant_value, noise=start_gp.k2.noise_level) if args.start == "gp" else {}
+
     def kernel():
+        if args.start == "gp":
+            return clone(start_gp.k1.k2)
         return molecular_kernel(verbose=False, n_jobs=args.jobs, gradient_accuracy=args.gradient_accuracy)
 
     verbose = not args.quiet
@@ -265,7 +280,7 @@ def main():
                        first=[int(i) for i in lr.inducing_indices_[:5]], machine=machine())
             print(json.dumps(dict(row, graphgram=os.path.dirname(sys.modules["graphgram"].__file__))), flush=True)
         return
-    start, extra = kernel(), {}
+    start, extra = kernel(), dict(levels)
     if args.start_exact:
         # Tune the exact GP on the first --start-exact training molecules, once,
         # and start every low-rank fit from its hyperparameters.
@@ -283,7 +298,7 @@ def main():
             continue
         lr = LowRankGraphKernel(clone(start), inducing=m, method=args.method, fitc=args.fitc, random_state=args.seed)
         if args.sklearn_gpr:
-            model = gp_model(lr, args.maxiter, verbose)
+            model = gp_model(lr, args.maxiter, verbose, **levels)
         else:
             model = low_rank_model(lr, args.maxiter, verbose, **extra)
         rows.append(fit_and_score("lowrank", model, Xtr, y[tr], Xte, y[te], m=m, method=args.method, fitc=args.fitc,
@@ -293,7 +308,7 @@ def main():
         if n > len(tr):
             continue
         sub = np.sort(rng.choice(len(tr), size=n, replace=False))
-        gp = gp_model(kernel(), args.maxiter, verbose)
+        gp = gp_model(kernel(), args.maxiter, verbose, **levels)
         rows.append(fit_and_score("exact", gp, [Xtr[i] for i in sub], y[tr][sub], Xte, y[te]))
         if args.refit:
             t = time.perf_counter()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from graphgram import Graph
-from graphgram import molecular_kernel
+from graphgram import molecular_gp_kernel, molecular_kernel
 from graphgram.molecules import from_coordinates, from_rdkit, from_smiles, smooth_cutoff
 
 Chem = pytest.importorskip("rdkit.Chem")
@@ -104,6 +104,38 @@ def test_molecular_kernel_preset():
     with pytest.raises(ValueError, match="bonds"):
         molecular_kernel(bonds="angle")
 
+
+
+def test_molecular_gp_kernel_is_the_preset_at_the_gp_start():
+    import warnings
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+    from graphgram.gaussian_process import FisherScoring
+
+    mols = [from_smiles(s) for s in ("CCO", "CCN", "c1ccccc1", "CC(=O)O", "CCCl", "c1ccncc1", "OCCO", "CC#N")]
+    k = molecular_gp_kernel()
+    assert isinstance(k.k1.k1, ConstantKernel) and k.k1.k1.constant_value == 30.0
+    assert isinstance(k.k2, WhiteKernel) and k.k2.noise_level == 0.05
+    graph = k.k1.k2
+    assert graph.q == 0.5 and repr(graph) == repr(molecular_kernel(q=0.5, h=0.9))
+    hs = [h for h in k.hyperparameters if h.name.endswith("__h")]
+    assert len(hs) == 10 and np.allclose(np.exp(k.theta[2:12]), 0.9)
+    np.testing.assert_allclose(k(mols), 30.0 * molecular_kernel(q=0.5, h=0.9)(mols) + 0.05 * np.eye(len(mols)),
+                               rtol=1e-14)
+    # Every setting passes through; the kernel is molecular_kernel's.
+    basic = molecular_gp_kernel(q=0.2, h=0.6, signal=2.0, noise=0.5, features="basic", n_jobs=1)
+    assert basic.k1.k1.constant_value == 2.0 and basic.k2.noise_level == 0.5
+    assert repr(basic.k1.k2) == repr(molecular_kernel(q=0.2, h=0.6, features="basic", n_jobs=1))
+    # A Gaussian process fits from it: the likelihood rises from the start, within the bounds.
+    y = np.array([-0.2, -1.0, -1.6, 1.1, -0.7, 0.8, 1.1, 0.3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)        # the noise at its bound on eight molecules
+        gp = GaussianProcessRegressor(k, normalize_y=True, optimizer=FisherScoring(verbose=False)).fit(mols, y)
+    start = GaussianProcessRegressor(k, normalize_y=True, optimizer=None).fit(mols, y)
+    assert gp.log_marginal_likelihood_value_ > start.log_marginal_likelihood_value_
+    bounds = gp.kernel_.bounds
+    assert np.all(gp.kernel_.theta >= bounds[:, 0] - 1e-12) and np.all(gp.kernel_.theta <= bounds[:, 1] + 1e-12)
 
 def test_rich_atom_and_bond_features():
     from graphgram.molecules import NEIGHBOR_ELEMENTS, RING_SIZES

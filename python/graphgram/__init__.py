@@ -19,7 +19,8 @@ Graph kernels
     :class:`PyramidMatchKernel`, :class:`OddSthKernel`,
     :class:`PropagationKernel` and :class:`PropagationAttrKernel`, the frameworks
     :class:`WLFramework` and :class:`CoreFramework` over a base kernel,
-    and presets such as :func:`molecular_kernel`. Each is a scikit-learn transformer (``fit`` /
+    and presets such as :func:`molecular_kernel` (and :func:`molecular_gp_kernel`, its
+    Gaussian-process covariance). Each is a scikit-learn transformer (``fit`` /
     ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
     (``ConstantKernel() * kernel + WhiteKernel()``).
 The boundary to the Go core
@@ -39,7 +40,7 @@ from ._version import __version__
 from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel,
                       MarginalizedGraphKernel, NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel,
                       PropagationKernel, RandomWalkKernel, ShortestPathKernel, VertexHistogramKernel,
-                      WeisfeilerLehmanKernel, WLFramework, molecular_kernel)
+                      WeisfeilerLehmanKernel, WLFramework, molecular_gp_kernel, molecular_kernel)
 from .kernels import WassersteinWLKernel
 from .kernels import GraphHopperKernel
 from .kernels import OddSthKernel, PyramidMatchKernel
@@ -47,7 +48,7 @@ from .kernels import OddSthKernel, PyramidMatchKernel
 __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel", "WassersteinWLKernel", "LowRankGraphKernel",
+           "molecular_kernel", "molecular_gp_kernel", "WassersteinWLKernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "__version__"]
