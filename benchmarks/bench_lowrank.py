@@ -117,9 +117,10 @@ def low_rank_model(kernel, maxiter, verbose, signal=SIGNAL, noise=NOISE):
                                            noise_bounds=NOISE_BOUNDS, normalize_y=True, optimizer=opt)
 
 
-def one_evaluation(kernel, Xtr, ytr, sklearn_too):
-    """One log marginal likelihood with gradient at the initial hyperparameters: seconds in
-    the graph pairs (LowRankGraphKernel._terms) and in the rest (the linear algebra)."""
+def one_evaluation(kernel, Xtr, ytr, sklearn_too, **levels):
+    """One log marginal likelihood with gradient at the initial hyperparameters (the signal
+    and noise ``levels`` of low_rank_model): seconds in the graph pairs
+    (LowRankGraphKernel._terms) and in the rest (the linear algebra)."""
     spent = []
     terms = LowRankGraphKernel._terms
 
@@ -131,8 +132,8 @@ def one_evaluation(kernel, Xtr, ytr, sklearn_too):
             spent.append(time.perf_counter() - t)
 
     # Fitted without optimization (untimed: chooses the inducing graphs, one evaluation without gradient).
-    ours = low_rank_model(kernel, 0, False).set_params(optimizer=None).fit(Xtr, ytr)
-    theta = np.concatenate([[np.log(SIGNAL), np.log(NOISE)], ours.kernel_.theta])
+    ours = low_rank_model(kernel, 0, False, **levels).set_params(optimizer=None).fit(Xtr, ytr)
+    theta = np.concatenate([np.log([ours.signal, ours.noise]), ours.kernel_.theta])
     rows = []
     LowRankGraphKernel._terms = timed
     try:
@@ -144,8 +145,7 @@ def one_evaluation(kernel, Xtr, ytr, sklearn_too):
                          algebra_s=round(total - spent[-1], 2), lml=float(lml)))
         if sklearn_too:
             fixed = clone(kernel).set_params(inducing=ours.kernel_.inducing_graphs_)
-            sk = GaussianProcessRegressor(ConstantKernel(SIGNAL, SIGNAL_BOUNDS) * fixed
-                                          + WhiteKernel(NOISE, NOISE_BOUNDS), optimizer=None, normalize_y=True)
+            sk = gp_model(fixed, 0, False, **levels).set_params(optimizer=None)
             LowRankGraphKernel._terms = terms
             sk.fit(Xtr, ytr)
             LowRankGraphKernel._terms = timed
@@ -268,7 +268,7 @@ def main():
     if args.evaluation:
         lr = LowRankGraphKernel(kernel(), inducing=args.m[0], method=args.method, fitc=args.fitc,
                                 random_state=args.seed)
-        for r in one_evaluation(lr, Xtr, y[tr], not args.no_sklearn):
+        for r in one_evaluation(lr, Xtr, y[tr], not args.no_sklearn, **levels):
             print(json.dumps(dict(r, machine=machine())), flush=True)
         return
     if args.choice:
