@@ -202,8 +202,13 @@ def test_low_rank_values_and_gradients_equal_the_nystrom_formula(pool):
 
 
 def test_low_rank_raises_jitter_as_the_scikit_learn_kernel(pool):
-    # Z holds one graph twice: K(Z, Z) is singular without jitter.
-    k = GPyTorchGraphKernel(molecular_kernel(verbose=False), pool, inducing=[3, 3, 5], jitter=0.0)
+    # Z holds one graph twice, first. With the cosine normalization both copies' entries are
+    # exactly 1 (kernels/_normalize.py), so the Cholesky's second pivot is 1 - 1·1 = 0 in any
+    # rounding and any BLAS: singular on every machine. (Under normalize=0.5, the preset's,
+    # the pivot is a - (a/√a)², zero or a rounding error by the machine's BLAS.)
+    k = GPyTorchGraphKernel(molecular_kernel(normalize=True, verbose=False), pool, inducing=[3, 3, 5], jitter=0.0)
+    Kzz = k.to_sklearn()([pool[i] for i in (3, 3, 5)])
+    assert Kzz[0, 0] == Kzz[0, 1] == Kzz[1, 1] == 1.0
     with pytest.warns(RuntimeWarning, match="not numerically positive definite with jitter=0"):
         K = k(indices(0, 1, 2)).to_dense()
     assert torch.isfinite(K).all()

@@ -12,10 +12,12 @@ import (
 const DirEnv = "GRAPHGRAM_DATASETS"
 
 // Dir returns the folder of TU data sets that tests, benchmarks and commands
-// read: $GRAPHGRAM_DATASETS when it is set, else the first shared/datasets
-// found in the working directory or one of its parents (a clone of the
-// repository beside a shared/ folder finds it from any of its subfolders).
-// The error, when neither exists, names the variable.
+// read: $GRAPHGRAM_DATASETS when it is set, else shared/datasets beside the
+// repository, found from the working directory or any folder under it: the
+// walk up checks each folder up to the parent of the module root (the first
+// folder that holds go.mod) and goes no higher, so that nothing outside the
+// clone and the folder it sits in can be found by chance. The error, when
+// neither exists, names the variable.
 func Dir() (string, error) {
 	if d := os.Getenv(DirEnv); d != "" {
 		if _, err := os.Stat(d); err != nil {
@@ -27,15 +29,27 @@ func Dir() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return findUp(wd, os.Stat)
+}
+
+// findUp returns the first shared/datasets folder in wd or a folder above it,
+// up to the parent of the first folder holding go.mod (outside a module, up to
+// the file system's root). The file system is a
+// parameter so that tests control every path the walk looks at.
+func findUp(wd string, stat func(string) (fs.FileInfo, error)) (string, error) {
+	root := false // the previous folder held go.mod: this one is the last
 	for d := wd; ; d = filepath.Dir(d) {
 		cand := filepath.Join(d, "shared", "datasets")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
+		if st, err := stat(cand); err == nil && st.IsDir() {
 			return cand, nil
 		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no shared/datasets above %s; set $%s to the folder of the TU data sets: %w", wd, DirEnv, fs.ErrNotExist)
+		if root || filepath.Dir(d) == d {
+			break
 		}
+		_, err := stat(filepath.Join(d, "go.mod"))
+		root = err == nil
 	}
+	return "", fmt.Errorf("no shared/datasets beside the repository above %s; set $%s to the folder of the TU data sets: %w", wd, DirEnv, fs.ErrNotExist)
 }
 
 // SetDir returns the folder of the data set name under Dir, or an error

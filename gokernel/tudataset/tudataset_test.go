@@ -1,11 +1,14 @@
 package tudataset
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // writeSet writes the files of a data set named T into a new folder.
@@ -185,11 +188,15 @@ func TestMUTAG(t *testing.T) {
 func TestDir(t *testing.T) {
 	root := t.TempDir()
 	data := filepath.Join(root, "shared", "datasets")
-	deep := filepath.Join(root, "repo", "gokernel", "pkg")
+	repo := filepath.Join(root, "repo")
+	deep := filepath.Join(repo, "gokernel", "pkg")
 	for _, d := range []string{filepath.Join(data, "MUTAG"), deep} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	t.Chdir(deep)
 	t.Setenv(DirEnv, "")
@@ -211,9 +218,73 @@ func TestDir(t *testing.T) {
 	if _, err := Dir(); err == nil || !strings.Contains(err.Error(), DirEnv) {
 		t.Errorf("missing $%s folder: error %v", DirEnv, err)
 	}
-	t.Setenv(DirEnv, "")
-	t.Chdir(other)
-	if _, err := Dir(); err == nil || !strings.Contains(err.Error(), DirEnv) {
-		t.Errorf("nothing above %s: error %v, want one naming $%s", other, err, DirEnv)
+}
+
+// TestFindUp walks file systems the test defines whole, so that no folder of
+// the machine (a shared/ in the system's temporary folder, say) can change
+// what it finds; each case lists every path the walk may look at.
+func TestFindUp(t *testing.T) {
+	const start = "/a/b/c"
+	for _, tc := range []struct {
+		name  string
+		files fstest.MapFS // paths without the leading slash
+		want  string       // "" for the error
+		looks []string     // every path stat is asked about, in order
+	}{
+		{
+			name:  "in the working directory",
+			files: fstest.MapFS{"a/b/go.mod": {}, "a/b/c/shared/datasets": {Mode: fs.ModeDir}},
+			want:  "/a/b/c/shared/datasets",
+			looks: []string{"/a/b/c/shared/datasets"},
+		},
+		{
+			name:  "beside the module root",
+			files: fstest.MapFS{"a/b/go.mod": {}, "a/shared/datasets": {Mode: fs.ModeDir}},
+			want:  "/a/shared/datasets",
+			looks: []string{"/a/b/c/shared/datasets", "/a/b/c/go.mod", "/a/b/shared/datasets", "/a/b/go.mod", "/a/shared/datasets"},
+		},
+		{
+			name:  "above the module root's parent: not found",
+			files: fstest.MapFS{"a/b/go.mod": {}, "shared/datasets": {Mode: fs.ModeDir}},
+			looks: []string{"/a/b/c/shared/datasets", "/a/b/c/go.mod", "/a/b/shared/datasets", "/a/b/go.mod", "/a/shared/datasets"},
+		},
+		{
+			name:  "the working directory is the module root",
+			files: fstest.MapFS{"a/b/c/go.mod": {}, "a/shared/datasets": {Mode: fs.ModeDir}},
+			looks: []string{"/a/b/c/shared/datasets", "/a/b/c/go.mod", "/a/b/shared/datasets"},
+		},
+		{
+			name:  "a file named datasets is not the folder",
+			files: fstest.MapFS{"a/b/go.mod": {}, "a/b/shared/datasets": {}},
+			looks: []string{"/a/b/c/shared/datasets", "/a/b/c/go.mod", "/a/b/shared/datasets", "/a/b/go.mod", "/a/shared/datasets"},
+		},
+		{
+			name:  "outside a module, up to the root",
+			files: fstest.MapFS{"shared/datasets": {Mode: fs.ModeDir}},
+			want:  "/shared/datasets",
+			looks: []string{"/a/b/c/shared/datasets", "/a/b/c/go.mod", "/a/b/shared/datasets", "/a/b/go.mod", "/a/shared/datasets", "/a/go.mod", "/shared/datasets"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var looks []string
+			stat := func(p string) (fs.FileInfo, error) {
+				p = filepath.ToSlash(p)
+				looks = append(looks, p)
+				return tc.files.Stat(strings.TrimPrefix(p, "/"))
+			}
+			got, err := findUp(filepath.FromSlash(start), stat)
+			if !slices.Equal(looks, tc.looks) {
+				t.Errorf("looked at %q,\nwant %q", looks, tc.looks)
+			}
+			if tc.want != "" {
+				if err != nil || filepath.ToSlash(got) != tc.want {
+					t.Errorf("findUp = %q, %v; want %q", got, err, tc.want)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), DirEnv) {
+				t.Errorf("findUp = %q, %v; want an error naming $%s", got, err, DirEnv)
+			}
+		})
 	}
 }

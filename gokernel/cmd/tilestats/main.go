@@ -55,7 +55,7 @@ type SetStats struct {
 
 func main() {
 	defaultData, _ := tudataset.Dir()
-	data := flag.String("data", defaultData, "directory holding the TU data sets (default: $"+tudataset.DirEnv+", or shared/datasets above the working directory)")
+	data := flag.String("data", defaultData, "directory holding the TU data sets (default: $"+tudataset.DirEnv+", or shared/datasets beside the repository)")
 	sets := flag.String("sets", "MUTAG,ENZYMES,PROTEINS,NCI1", "comma-separated TU data set names")
 	synth := flag.Int("synthetic", 100, "graphs per synthetic set (0: none)")
 	asJSON := flag.Bool("json", false, "write JSON instead of a table")
