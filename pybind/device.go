@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/graphgram/graphgram/cuda"
+	"github.com/graphgram/graphgram/cuda/autodevice"
+	"github.com/graphgram/graphgram/cuda/costmodel"
 	"github.com/graphgram/graphgram/cuda/selfcheck"
 )
 
@@ -18,11 +22,21 @@ import (
 // (device="auto"), or raise (device="cuda").
 var validations = selfcheck.NewRegistry()
 
+// autoRates are the process's cost-model rates (package cuda/autodevice):
+// where device="auto" computes a call that a validated device could take.
+var autoRates = autodevice.NewRegistry()
+
+// lastAuto is the reason of the latest device="auto" decision per device,
+// which Devices reports.
+var lastAuto sync.Map // device index → string
+
 // deviceParams select where a kernel runs (docs/abi.md); they are embedded in
 // every kernel's parameters.
 type deviceParams struct {
-	// Device is "cpu", "auto" (the GPU when the CUDA library and a device are
-	// present, else the CPU, silently) or "cuda" (the GPU, or an error saying why not).
+	// Device is "cpu", "auto" (the GPU when the CUDA library and a validated
+	// device are present and the cost model expects the call to be faster
+	// there, else the CPU, silently) or "cuda" (the GPU, or an error saying
+	// why not).
 	Device string `json:"device"`
 	// DeviceIndex is the CUDA device to use.
 	DeviceIndex int `json:"device_index"`
@@ -96,9 +110,13 @@ func (d deviceParams) precision() (cuda.Precision, error) {
 
 // gpu reports whether this call runs on the GPU: a usable device that has
 // passed its self-validation (checkValidated), whose fallback warning goes to
-// warn.
-func (d deviceParams) gpu(warn *warnings) (bool, error) {
-	if _, err := d.precision(); err != nil {
+// warn, and for device="auto" is expected to be faster than the CPU's jobs
+// workers (≤ 0: all cores) on the call's work. A nil work means the call has
+// no device code path: "auto" is then the CPU without looking for a device,
+// and "cuda" goes on, for the caller to say that the CPU computes it.
+func (d deviceParams) gpu(warn *warnings, work *costmodel.Workload, jobs int) (bool, error) {
+	prec, err := d.precision()
+	if err != nil {
 		return false, err
 	}
 	switch d.Device {
@@ -111,17 +129,34 @@ func (d deviceParams) gpu(warn *warnings) (bool, error) {
 	default:
 		return false, inputError("%s, got %q", deviceRule, d.Device)
 	}
+	if d.Device == "auto" && work == nil {
+		return false, nil
+	}
 	if d.CUDALibrary != "" {
 		cuda.SetLibraryPath(d.CUDALibrary)
 	}
-	err := cuda.Check(d.DeviceIndex)
+	err = cuda.Check(d.DeviceIndex)
 	switch {
 	case err == nil:
-		return checkValidated(d, warn)
+		ok, err := checkValidated(d, warn)
+		if !ok || err != nil || d.Device == "cuda" {
+			return ok, err
+		}
+		dec := autoRates.Decide(d.DeviceIndex, *work, prec, jobs)
+		lastAuto.Store(d.DeviceIndex, fmt.Sprintf("%v, %s precision, %.0f pairs: %s", work.Kind, d.precisionName(), work.Pairs, dec.Reason()))
+		return dec.GPU, nil
 	case d.Device == "auto":
 		return false, nil
 	}
 	return false, &pyError{runtimeError, fmt.Errorf("device='cuda' cannot be used: %w", err)}
+}
+
+// precisionName is the precision as the user wrote it ("float64" when empty).
+func (d deviceParams) precisionName() string {
+	if d.Precision == "" {
+		return "float64"
+	}
+	return d.Precision
 }
 
 // checkValidated applies the device's self-validation to a call that would
@@ -197,6 +232,12 @@ type deviceInfoJSON struct {
 	// Validation is the device's self-validation in this process, nil
 	// (JSON null) when it has not run.
 	Validation *selfcheck.Outcome `json:"validation"`
+	// Auto says, per kernel kind and precision ("marginalized float64"),
+	// what device="auto" does with the rates in use, on all cores.
+	Auto map[string]string `json:"auto"`
+	// LastAuto is the latest device="auto" decision of the process on this
+	// device and its reason; "" when none.
+	LastAuto string `json:"last_auto"`
 }
 
 // Devices reports, as a JSON object, whether this build has the CUDA backend,
@@ -218,7 +259,15 @@ func Devices(library string) (report string, err error) {
 		if o, ok := validations.Lookup(d.Index); ok {
 			v = &o
 		}
-		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors, v})
+		auto := map[string]string{}
+		for _, k := range costmodel.Kinds {
+			for _, p := range []cuda.Precision{cuda.Float64, cuda.Float32} {
+				auto[fmt.Sprintf("%v float%d", k, p)] = autoRates.Summary(d.Index, k, p, runtime.GOMAXPROCS(0))
+			}
+		}
+		last, _ := lastAuto.Load(d.Index)
+		lastS, _ := last.(string)
+		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors, v, auto, lastS})
 	}
 	b, err := json.Marshal(r)
 	return string(b), err

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/graphgram/graphgram/cuda"
+	"github.com/graphgram/graphgram/cuda/autodevice"
+	"github.com/graphgram/graphgram/cuda/costmodel"
 	"github.com/graphgram/graphgram/cuda/selfcheck"
 )
 
@@ -18,9 +20,24 @@ import (
 // one after it. Tests that call it do not run in parallel (they share the
 // process's CUDA library too).
 func freshValidations(t *testing.T) {
-	old := validations
-	validations = selfcheck.NewRegistry()
-	t.Cleanup(func() { validations = old })
+	old, oldAuto := validations, autoRates
+	validations, autoRates = selfcheck.NewRegistry(), autodevice.NewRegistry()
+	t.Cleanup(func() { validations, autoRates = old, oldAuto; lastAuto.Clear() })
+}
+
+// plantDevice plants device 0's cost-model rates, every kind and precision:
+// a device far faster than the CPU (fast), or far slower, so that
+// device="auto" takes or leaves the emulated library whatever its speed.
+func plantDevice(fast bool) {
+	rates := costmodel.Rates{CPU: 1e-6, CPULarge: 1e-6, GPU: 1e-12, GPULarge: 1e-12, GPUCall: 0, SmallPair: math.Inf(1), Source: "planted fast device"}
+	if !fast {
+		rates.GPU, rates.GPULarge, rates.GPUCall, rates.Source = 1, 1, 1, "planted slow device"
+	}
+	for _, k := range costmodel.Kinds {
+		for _, p := range []cuda.Precision{cuda.Float64, cuda.Float32} {
+			autoRates.Plant(0, k, p, rates)
+		}
+	}
 }
 
 // computeGram runs the symmetric marginalized Gram matrix of x through
@@ -126,26 +143,38 @@ func TestDeviceValidationEmulated(t *testing.T) {
 	}
 }
 
+// emulatedWithTimeouts points the bridge at the emulated library
+// (GGCUDA_TEST_LIB, or skips), whose planted launch timeouts are off again
+// after the test, and returns it with a batch of 7 graphs and their CPU Gram
+// matrix.
+func emulatedWithTimeouts(t *testing.T) (string, *packed, []float64) {
+	t.Helper()
+	lib := os.Getenv("GGCUDA_TEST_LIB")
+	if lib == "" {
+		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
+	}
+	cuda.SetLibraryPath(lib)
+	t.Cleanup(func() { cuda.EmulatedLaunchTimeout(0) })
+	x := testBatch(7)
+	cpu, _, err := computeGram(t, x, "cpu", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib, x, cpu
+}
+
 // TestDeviceLaunchTimeoutEmulated: a launch stopped by the watchdog (the
 // emulated library's planted cudaErrorLaunchTimeout) makes device="auto"
 // compute the call on the CPU with one warning naming the device and the
 // pairs, and every later call too (the device is marked lost, as Devices
 // reports); device="cuda" raises the same text.
 func TestDeviceLaunchTimeoutEmulated(t *testing.T) {
-	lib := os.Getenv("GGCUDA_TEST_LIB")
-	if lib == "" {
-		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
-	}
-	cuda.SetLibraryPath(lib)
-	defer cuda.EmulatedLaunchTimeout(0)
-	x := testBatch(7)
-	cpu, _, err := computeGram(t, x, "cpu", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib, x, cpu := emulatedWithTimeouts(t)
 	for _, device := range []string{"auto", "cuda"} {
 		freshValidations(t)
-		if _, warn, err := computeGram(t, x, device, lib, ""); err != nil || warn != "" { // validates the device
+		plantDevice(true) // auto computes on the device: the timeout reaches it
+		// The first call validates the device.
+		if _, warn, err := computeGram(t, x, device, lib, ""); err != nil || warn != "" {
 			t.Fatalf("%s before the timeout: %v %q", device, err, warn)
 		}
 		if err := cuda.EmulatedLaunchTimeout(1); err != nil {
@@ -248,5 +277,104 @@ func TestDeviceParams(t *testing.T) {
 		} else if err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("DeviceParams(%s, %s): error %v, want one containing %q", c.device, c.precision, err, c.err)
 		}
+	}
+}
+
+// autoReport returns what Devices says of device 0's device="auto": the
+// summary per kind and precision and the latest decision.
+func autoReport(t *testing.T, lib string) (map[string]string, string) {
+	t.Helper()
+	js, err := Devices(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Devices []struct {
+			Auto     map[string]string `json:"auto"`
+			LastAuto string            `json:"last_auto"`
+		} `json:"devices"`
+	}
+	if err := json.Unmarshal([]byte(js), &r); err != nil || len(r.Devices) == 0 {
+		t.Fatalf("%v: %s", err, js)
+	}
+	return r.Devices[0].Auto, r.Devices[0].LastAuto
+}
+
+// TestDeviceAutoEmulated: device="auto" on the emulated CUDA library
+// (GGCUDA_TEST_LIB) decides per call by the cost model. Unplanted, the
+// process times its sample on the emulated device (host threads: far slower
+// than the CPU backend) and keeps the call on the CPU, bit for bit the
+// CPU's values, silently; with a planted fast device the same call computes
+// on the device (the float64 contract against the CPU; a planted launch
+// timeout then shows that the device is used); with a planted slow one it
+// stays on the CPU, the planted timeout unseen. Devices says what auto does
+// and why each time. (The device's values are compared within the bound,
+// not bit for bit: the emulated solver's sums depend on the order its host
+// threads run in.)
+func TestDeviceAutoEmulated(t *testing.T) {
+	lib, x, cpu := emulatedWithTimeouts(t)
+	for _, tc := range []struct {
+		name  string
+		plant func()
+		gpu   bool
+		rates string
+	}{
+		{"sampled emulated device", func() {}, false, "sample timed in this process"},
+		{"planted fast device", func() { plantDevice(true) }, true, "planted fast device"},
+		{"planted slow device", func() { plantDevice(false) }, false, "planted slow device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			freshValidations(t)
+			tc.plant()
+			got, warn, err := computeGram(t, x, "auto", lib, "")
+			if err != nil || warn != "" {
+				t.Fatalf("auto: %v %q", err, warn)
+			}
+			where := "the CPU: predicted"
+			if tc.gpu {
+				where = "the GPU: predicted"
+			}
+			for k := range got {
+				if tc.gpu && math.Abs(got[k]-cpu[k]) > 1e-9*math.Abs(cpu[k]) || !tc.gpu && got[k] != cpu[k] {
+					t.Fatalf("entry %d is %v, the CPU's %v (want %s)", k, got[k], cpu[k], where)
+				}
+			}
+			auto, last := autoReport(t, lib)
+			if !strings.HasPrefix(last, "marginalized, float64 precision, 28 pairs: "+where) || !strings.Contains(last, tc.rates) {
+				t.Errorf("last_auto %q, want the decision (%s) and its rates (%s)", last, where, tc.rates)
+			}
+			if s := auto["marginalized float64"]; !strings.Contains(s, tc.rates) {
+				t.Errorf("auto[marginalized float64] = %q lacks %q", s, tc.rates)
+			}
+			if len(auto) != 2*len(costmodel.Kinds) {
+				t.Errorf("auto reports %d kinds and precisions: %v", len(auto), auto)
+			}
+			// The next launch of the device times out: seen only by a call
+			// that uses the device.
+			if err := cuda.EmulatedLaunchTimeout(1); err != nil {
+				t.Fatal(err)
+			}
+			_, warn, err = computeGram(t, x, "auto", lib, "")
+			cuda.EmulatedLaunchTimeout(0)
+			if err != nil || strings.Contains(warn, "watchdog") != tc.gpu {
+				t.Errorf("with a planted launch timeout: %v, warning %q (device used: want %v)", err, warn, tc.gpu)
+			}
+		})
+	}
+}
+
+// TestDeviceAutoWithoutDevicePath: device="auto" leaves a call that has no
+// device code path (a kernel or mode the GPU backend does not implement) on
+// the CPU without looking for a device: no library is loaded, no validation
+// runs, nothing is said.
+func TestDeviceAutoWithoutDevicePath(t *testing.T) {
+	freshValidations(t)
+	p := deviceParams{Device: "auto", CUDALibrary: "/nonexistent/libggcuda.so"}
+	var warn warnings
+	if gpu, err := p.gpu(&warn, nil, 0); gpu || err != nil || warn.String() != "" {
+		t.Errorf("auto without a device path: %v, %v, %q", gpu, err, warn.String())
+	}
+	if _, ok := validations.Lookup(0); ok {
+		t.Error("a validation ran")
 	}
 }

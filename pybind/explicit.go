@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/graphgram/graphgram/cuda"
+	"github.com/graphgram/graphgram/cuda/autodevice"
+	"github.com/graphgram/graphgram/cuda/costmodel"
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/graphlet"
 	"github.com/graphgram/graphgram/gokernel/nhash"
@@ -161,7 +163,7 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	c, err := newExplicitCall(&p, r, warn)
+	c, err := newExplicitCall(mode, &p, r, warn)
 	if err != nil {
 		return err
 	}
@@ -205,7 +207,7 @@ type explicitCall struct {
 	warn  *warnings
 }
 
-func newExplicitCall(p *explicitParams, r *request, warn *warnings) (*explicitCall, error) {
+func newExplicitCall(mode string, p *explicitParams, r *request, warn *warnings) (*explicitCall, error) {
 	c := &explicitCall{p: p, opt: sparsegram.Options{NJobs: p.NJobs, Control: r.ctl}, scale: 1, warn: warn,
 		wlOpt: wl.Options{Iterations: p.NIter, NodeLabelCol: p.NodeLabelCol, EdgeLabelCol: p.EdgeLabelCol,
 			NJobs: p.NJobs, Control: r.ctl}}
@@ -235,8 +237,13 @@ func newExplicitCall(p *explicitParams, r *request, warn *warnings) (*explicitCa
 	case p.Features == "graphlets" && p.Graphlets == nil:
 		return nil, inputError("features 'graphlets' needs the graphlets parameters")
 	}
+	var work *costmodel.Workload // only the Gram product has a device path
+	if mode == "gram" {
+		w := autodevice.WorkloadOf(costmodel.Explicit, r.x.graphs, r.y.graphs, r.symmetric)
+		work = &w
+	}
 	var err error
-	c.gpu, err = p.gpu(warn)
+	c.gpu, err = p.gpu(warn, work, p.NJobs)
 	return c, err
 }
 

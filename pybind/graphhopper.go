@@ -23,7 +23,7 @@ func graphHopper(mode string, params []byte, r *request, b buffers, warn *warnin
 	if err != nil {
 		return err
 	}
-	if gpu, err := p.gpu(warn); err != nil {
+	if gpu, err := p.gpu(warn, nil, p.NJobs); err != nil {
 		return err
 	} else if gpu {
 		cpuOnly("the GraphHopper kernel", warn)

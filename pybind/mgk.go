@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/graphgram/graphgram/cuda"
+	"github.com/graphgram/graphgram/cuda/autodevice"
+	"github.com/graphgram/graphgram/cuda/costmodel"
 	"github.com/graphgram/graphgram/gokernel/mgk"
 )
 
@@ -51,7 +53,16 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 		return inputError("the marginalized kernel needs a node and an edge kernel")
 	}
 	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: p.Q, Lmin: p.Lmin, Accuracy: p.Accuracy, GradAccuracy: p.GradientAccuracy, Tol: p.Tol, MaxIter: p.MaxIter, NJobs: p.NJobs, Control: r.ctl}
-	gpu, err := p.gpu(warn)
+	var work *costmodel.Workload // diag_grad has no device path
+	switch mode {
+	case "gram", "gram_grad", "nodal":
+		w := autodevice.WorkloadOf(costmodel.Marginalized, r.x.graphs, r.y.graphs, r.symmetric)
+		work = &w
+	case "diag":
+		w := autodevice.DiagWorkloadOf(costmodel.Marginalized, r.x.graphs)
+		work = &w
+	}
+	gpu, err := p.gpu(warn, work, p.NJobs)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func randomWalk(mode string, params []byte, r *request, b buffers, warn *warning
 	default:
 		return inputError("kind must be 'geometric' or 'exponential', got %q", p.Kind)
 	}
-	if gpu, err := p.gpu(warn); err != nil {
+	if gpu, err := p.gpu(warn, nil, p.NJobs); err != nil {
 		return err
 	} else if gpu {
 		cpuOnly("the random-walk kernel", warn)

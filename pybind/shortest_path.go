@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/graphgram/graphgram/cuda"
+	"github.com/graphgram/graphgram/cuda/autodevice"
+	"github.com/graphgram/graphgram/cuda/costmodel"
 	"github.com/graphgram/graphgram/gokernel/spkernel"
 )
 
@@ -36,7 +38,12 @@ func shortestPath(mode string, params []byte, r *request, b buffers, warn *warni
 		return inputError("weight column %d does not exist: the graphs have %d edge feature columns", p.WeightCol, r.x.edgeCols)
 	}
 	opt := spkernel.Options{NodeKernel: nk, LengthKernel: lk, WeightCol: p.WeightCol, NJobs: p.NJobs, Control: r.ctl}
-	gpu, err := p.gpu(warn)
+	var work *costmodel.Workload // only the Gram matrix has a device path
+	if mode == "gram" {
+		w := autodevice.WorkloadOf(costmodel.ShortestPath, r.x.graphs, r.y.graphs, r.symmetric)
+		work = &w
+	}
+	gpu, err := p.gpu(warn, work, p.NJobs)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func wassersteinWL(mode string, params []byte, r *request, b buffers, warn *warn
 	}
 	opt := wwl.Options{Iterations: p.NIter, Continuous: p.Continuous, NodeLabelCol: p.NodeLabelCol,
 		AttrCol: p.AttrCol, AttrWidth: p.AttrWidth, NJobs: p.NJobs, Control: r.ctl}
-	if gpu, err := p.gpu(warn); err != nil {
+	if gpu, err := p.gpu(warn, nil, p.NJobs); err != nil {
 		return err
 	} else if gpu {
 		cpuOnly("the Wasserstein Weisfeiler-Lehman kernel", warn)

@@ -90,6 +90,18 @@ def main(argv=None):
             sp_gpu = spk(device="cuda")(graphs)
             err = relative_error(sp_gpu, sp_cpu)
             check("shortest-path kernel: GPU path within 1e-12 of the CPU", err <= 1e-12, "%.2e" % err)
+            # The emulated device (kernels on host threads) is far slower than the CPU backend:
+            # the sample auto times on first use says so, and auto keeps the call on the CPU.
+            import numpy as np
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                auto = mgk(device="auto")(graphs)
+            check("device='auto' on the emulated device is the CPU, silently and bit for bit",
+                  np.array_equal(auto, cpu))
+            last = graphgram.devices()["devices"][0]["last_auto"]
+            check("graphgram.devices() says why: the CPU is predicted faster, from a timed sample",
+                  last.startswith("marginalized, float64 precision, 78 pairs: the CPU: predicted")
+                  and "sample timed in this process" in last, last)
     elif why is None:
         # A machine with a GPU: the GPU against the CPU.
         err = relative_error(gpu, cpu)

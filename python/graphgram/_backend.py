@@ -97,7 +97,14 @@ def devices():
         the process first computes on the device, then a dict with
         ``state`` ("passed" or "failed"), ``detail`` (what disagreed with the
         CPU, and by how much, or the device's error) and ``seconds`` (see
-        ``validate_gpu`` in :func:`graphgram.set_config`).
+        ``validate_gpu`` in :func:`graphgram.set_config`); ``auto``, a dict
+        saying per kernel kind and precision (``"marginalized float64"``,
+        ``"shortest_path float32"``, ``"explicit float64"``, ...) what
+        ``device="auto"`` does on this device with all cores and why (from
+        the rates measured on earlier GPUs until the process has timed its
+        sample on this one); and ``last_auto``, the latest ``device="auto"``
+        decision of the process on this device with its predicted times
+        ("" before any).
 
     Examples
     --------

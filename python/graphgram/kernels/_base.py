@@ -31,12 +31,18 @@ verbose : bool, default=None
     Show a progress bar for computations that take more than about two
     seconds; ``None`` follows ``graphgram.get_config()["progress"]``.
 device : {"auto", "cpu", "cuda"} or "cuda:N", default="auto"
-    Where to compute. "auto" uses a GPU when graphgram has its CUDA library
-    (the x86-64 Linux wheels do; Linux source builds with ``GRAPHGRAM_CUDA=1``) and a device is
-    present, else the CPU, silently; "cuda" (or "cuda:N" for device N) raises
-    an error naming the CUDA error when no GPU can be used
-    (:func:`graphgram.devices` tells which). Modes the GPU backend lacks, and
-    base kernels outside its compiled-in set, run on the CPU with a
+    Where to compute. "auto" uses a GPU only where it is expected to be
+    faster: graphgram has its CUDA library (the x86-64 Linux wheels do; Linux
+    source builds with ``GRAPHGRAM_CUDA=1``), a device is present and passed
+    its self-validation, and a cost model of the call (its pairs and their
+    sizes, the kernel, the precision, the device, ``n_jobs``), calibrated by a
+    small sample timed on both the first time the process would use the
+    device, predicts the GPU faster than the CPU; else the CPU, silently.
+    Calls the GPU backend does not implement stay on the CPU.
+    :func:`graphgram.devices` says what "auto" does and why. "cuda" (or
+    "cuda:N" for device N) forces the GPU and raises an error naming the CUDA
+    error when none can be used; modes the GPU backend lacks, and base
+    kernels outside its compiled-in set, then run on the CPU with a
     ``RuntimeWarning``.
 precision : {"float64", "float32"}, default="float64"
     Floating-point precision of the computation. The CPU always computes in
