@@ -30,10 +30,10 @@ demo: install
 # Go tests run twice: portable build, and with the simd experiment (the AVX2
 # kernels the Python extension is built with; their fallback otherwise).
 test-go:
-	go vet ./gokernel/... ./internal/... ./pybind/... ./cuda/selfcheck/
-	go test ./gokernel/... ./internal/... ./pybind/... ./cuda/selfcheck/
-	GOEXPERIMENT=simd go vet ./gokernel/... ./internal/... ./pybind/... ./cuda/selfcheck/
-	GOEXPERIMENT=simd go test ./gokernel/... ./internal/... ./pybind/... ./cuda/selfcheck/
+	go vet ./gokernel/... ./internal/... ./pybind/... ./cuda/selfcheck/ ./cuda/costmodel/ ./cuda/autodevice/
+	go test ./gokernel/... ./internal/... ./pybind/... ./cuda/selfcheck/ ./cuda/costmodel/ ./cuda/autodevice/
+	GOEXPERIMENT=simd go vet ./gokernel/... ./internal/... ./pybind/... ./cuda/selfcheck/ ./cuda/costmodel/ ./cuda/autodevice/
+	GOEXPERIMENT=simd go test ./gokernel/... ./internal/... ./pybind/... ./cuda/selfcheck/ ./cuda/costmodel/ ./cuda/autodevice/
 
 # Short fuzzing runs of the inputs that cross the boundary: batch decoding,
 # base-kernel expressions, octile packing and node reordering. The budget is a
@@ -118,8 +118,9 @@ test-cuda-host: cuda
 	go test -tags cuda ./cuda/
 	$(PYTHON) -m unittest discover -s cuda -p test_build.py
 	$(PYTHON) cuda/build.py --emulated --out cuda/build
-	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) go test -count=1 -tags cuda ./cuda/selfcheck/
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) go test -count=1 -tags cuda ./cuda/selfcheck/ ./cuda/autodevice/
 	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) go test -count=1 -tags cuda -run Device ./pybind/
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -tags cuda -run 'TestGPU(Renumbered|WarpSolver)$$' ./cuda/
 
 # The GPU suite against libggcuda_emu.so: the same C API and kernels built by
 # g++, kernels on host threads, CUDA runtime mocked (cuda/emu); small sizes.

@@ -316,6 +316,11 @@ func gram(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symme
 	if symmetric {
 		Y, startY = X, startX
 	}
+	rx, ry, err := renumberCall(X, Y, startX, startY, symmetric, o.NJobs)
+	if err != nil {
+		return nil, err
+	}
+	X, Y, startX, startY = rx.graphs, ry.graphs, rx.starts, ry.starts
 	if iters != nil && len(iters) != len(out) {
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), len(X), len(Y))
 	}
@@ -542,6 +547,7 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 		s.Blocks, s.Threads = max(s.Blocks, int(st.blocks)), int(st.threads)
 		s.ScratchBytes = max(s.ScratchBytes, int64(st.scratch_bytes))
 		s.StagedPairs += int(st.staged)
+		s.WarpPairs += int(st.warp_pairs)
 		s.Batches++
 	}
 	return nil
@@ -561,6 +567,11 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 	if err != nil {
 		return nil, err
 	}
+	r, err := renumber(X, startX, 1, o.NJobs)
+	if err != nil {
+		return nil, err
+	}
+	X, startX = r.graphs, r.starts
 	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, diag: true}
 	var bad []mgk.Unconverged
 	err = solveList(span{0, len(X)}, func(r span) error {
@@ -621,11 +632,16 @@ func nodal(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symm
 	if err != nil {
 		return nil, err
 	}
+	rx, ry, err := renumberCall(X, Y, startX, startY, symmetric, o.NJobs)
+	if err != nil {
+		return nil, err
+	}
 	c := &nodalCall{g: &gramCall{co: co, l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec,
-		X: X, Y: Y, sx: startX, sy: startY}, offX: offX, offY: offY, nY: nY, out: out}
+		X: rx.graphs, Y: ry.graphs, sx: rx.starts, sy: ry.starts}, offX: offX, offY: offY, nY: nY, out: out}
 	if err := solveBlocks(c, span{0, len(X)}, span{0, len(Y)}, symmetric); err != nil {
 		return nil, err
 	}
+	unpermuteNodal(out, rx, ry, offX, offY)
 	bad := c.bad
 	sort.Slice(bad, func(a, b int) bool { return bad[a].I < bad[b].I || bad[a].I == bad[b].I && bad[a].J < bad[b].J })
 	return bad, nil
@@ -685,16 +701,4 @@ func (c *nodalCall) mirror(x, y span) {
 			}
 		}
 	}
-}
-
-// nodeOffsets returns the first row of each graph in a nodal matrix (nodes
-// graph after graph) and the total node count.
-func nodeOffsets(gs []*graph.Graph) ([]int, int) {
-	off := make([]int, len(gs))
-	t := 0
-	for i, g := range gs {
-		off[i] = t
-		t += g.N
-	}
-	return off, t
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -875,6 +876,123 @@ func TestGPUDiag(t *testing.T) {
 	}
 }
 
+// TestGPURenumbered: calls whose graphs the device renumbers before packing
+// (renumber.go: ReorderMinNodes nodes or more) against the CPU, with start
+// probabilities on some graphs: the Gram matrix (symmetric and X × Y), its
+// gradient, the diagonal and the nodal matrix (mapped back to the graphs'
+// node order), in float64, labels and continuous kernels. Small enough for
+// the emulated library (make test-cuda-host runs it there).
+func TestGPURenumbered(t *testing.T) {
+	requireGPU(t)
+	rng := rand.New(rand.NewPCG(91, 92))
+	X := []*graph.Graph{testgraphs.Random(rng, ReorderMinNodes+6, 100, true), testgraphs.Random(rng, 9, 14, false),
+		testgraphs.Random(rng, ReorderMinNodes, 90, false)}
+	Y := []*graph.Graph{testgraphs.Random(rng, 12, 20, false), testgraphs.Random(rng, ReorderMinNodes+1, 95, true)}
+	sx, sy := testgraphs.Starts(X, 3), testgraphs.Starts(Y, 4)
+	sx[0] = testgraphs.Starts([]*graph.Graph{nil, X[0]}, 5)[1] // Starts leaves even indices uniform
+	for _, side := range []struct {
+		gs []*graph.Graph
+		n  int // partners
+	}{{X, len(Y)}, {Y, len(X)}} {
+		r, err := renumber(side.gs, nil, side.n, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range side.gs {
+			if (r.perms[i] != nil) != (g.N >= ReorderMinNodes) {
+				t.Fatalf("graph of %d nodes: renumbered %v; the test needs every large graph renumbered", g.N, r.perms[i] != nil)
+			}
+		}
+	}
+	for _, ks := range testgraphs.KernelSets[1:] {
+		opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.1}
+		for _, sym := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/sym=%v", ks.Name, sym), func(t *testing.T) {
+				compare(t, callOptions{}, X, Y, sx, sy, sym, opt, Float64)
+				compareGrad(t, callOptions{}, X, Y, sx, sy, sym, opt, Float64)
+				compareNodal(t, callOptions{}, X, Y, sx, sy, sym, opt, Float64)
+			})
+		}
+		want, got := make([]float64, len(X)), make([]float64, len(X))
+		if _, err := mgk.Diag(X, sx, opt, want); err != nil {
+			t.Fatal(err)
+		}
+		if bad, err := MarginalizedDiag(X, sx, opt, 0, Float64, got); err != nil || len(bad) > 0 {
+			t.Fatal(err, bad)
+		}
+		for i := range want {
+			if accuracy.Err(got[i], want[i], 0) > 1e-9 {
+				t.Errorf("%s: K[%d][%d] = %v, CPU %v", ks.Name, i, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestGPUWarpSolver: a Gram matrix of many small pairs is solved one warp a
+// pair (Stats.WarpPairs: every pair, at a persistent grid of one block, and
+// the small ones beside a larger graph's pairs on the block solver), equal
+// to the CPU within the contract, both precisions and κe paths, with start
+// probabilities; GGC_FLAG_NO_WARP puts every pair on the block solver.
+func TestGPUWarpSolver(t *testing.T) {
+	requireGPU(t)
+	rng := rand.New(rand.NewPCG(93, 94))
+	var X []*graph.Graph
+	for i := range 12 {
+		X = append(X, testgraphs.Random(rng, 4+i, 6+2*i, i%3 == 0))
+	}
+	sx := testgraphs.Starts(X, 6)
+	big := append(slices.Clip(X), testgraphs.Random(rng, 30, 150, false)) // with the larger graphs, over WARP_MAX_TERMS
+	nbig := len(big)
+	for _, ks := range testgraphs.KernelSets[1:] {
+		opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.1}
+		for _, prec := range []Precision{Float64, Float32} {
+			for _, flags := range []int32{0, 1} { // 1: GGC_FLAG_NO_TABLE
+				for _, c := range []struct {
+					name      string
+					gs        []*graph.Graph
+					starts    [][]float64
+					co        callOptions
+					warpPairs func(n int) bool
+				}{
+					{"one block", X, sx, callOptions{flags: flags, blocks: 1}, func(n int) bool { return n == len(X)*(len(X)+1)/2 }},
+					{"beside large pairs", big, nil, callOptions{flags: flags, blocks: 1}, func(n int) bool { return n > 0 && n < nbig*(nbig+1)/2 }},
+					{"no warps", X, sx, callOptions{flags: flags | 4, blocks: 1}, func(n int) bool { return n == 0 }}, // 4: GGC_FLAG_NO_WARP
+				} {
+					t.Run(fmt.Sprintf("%s/%s/p%d/noTable=%d", ks.Name, c.name, prec, flags), func(t *testing.T) {
+						n := len(c.gs)
+						want := make([]float64, n*n)
+						o := opt
+						o.NJobs = 0
+						if bad, err := mgk.Gram(c.gs, nil, c.starts, nil, true, o, want, nil); err != nil || len(bad) > 0 {
+							t.Fatalf("CPU: %v %v", err, bad)
+						}
+						got := make([]float64, n*n)
+						var st Stats
+						bad, err := gram(c.co, c.gs, nil, c.starts, nil, true, opt, 0, prec, got, nil, nil, &st)
+						if err != nil || len(bad) > 0 {
+							t.Fatal(err, bad)
+						}
+						if !c.warpPairs(st.WarpPairs) {
+							t.Errorf("%d of %d pairs solved one warp a pair", st.WarpPairs, n*(n+1)/2)
+						}
+						worst := 0.0
+						for k := range want {
+							worst = max(worst, accuracy.Err(got[k], want[k], 0))
+						}
+						bound := 1e-9
+						if prec == Float32 {
+							bound = 1e-4
+						}
+						if worst > bound {
+							t.Errorf("worst relative error %.3g > %g", worst, bound)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
 // stagePlanGPU returns a stage limit (bytes) that splits the pairs of the
 // call (X, Y; Y nil: symmetric, i ≤ j) about in half by the shared memory
 // their tiles take (testgraphs.StageBytes, src/mgk.cuh's stage_pair_bytes),
@@ -960,7 +1078,9 @@ func TestGPUStaging(t *testing.T) {
 						mode.want = pairs
 					}
 					t.Run(fmt.Sprintf("sym=%v/p%d/noTable=%d/%s", sym, prec, flags, mode.name), func(t *testing.T) {
-						co := callOptions{flags: flags, stageLimit: mode.limit}
+						// The block solver stages; the warp solver, which
+						// would take the small pairs, does not.
+						co := callOptions{flags: flags | 4, stageLimit: mode.limit} // 4: GGC_FLAG_NO_WARP
 						want := make([]float64, len(X)*ny)
 						o := opt
 						o.NJobs = 0

@@ -173,15 +173,17 @@ constexpr double FREE_SHARE = 0.8;
 // by persistent mgk_solve blocks. A single pair too large for the free memory
 // is GGC_ERR_OOM; the caller then splits the work. With np > 0 the jobs are
 // gradient jobs (mgk_gsolve then mgk_gterms; eight vectors and two class
-// tables each) and gout receives np doubles a job. Its work space is its own
-// and freed on return, so that the next path's call (table, then evaluated κe)
-// sizes its chunks against the memory actually free.
+// tables each) and gout receives np doubles a job. Gram jobs small enough
+// are solved one warp a pair (warp_split, mgk_solve_warp) unless no_warp.
+// Its work space is its own and freed on return, so that the next path's
+// call (table, then evaluated κe) sizes its chunks against the memory
+// actually free.
 template <typename T, bool Table>
 int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
              std::vector<MgkJob>& jobs, const ggc_mk_program* dnode, const ggc_mk_program* dedge, MgkParams<T> prm,
              int max_blocks, int64_t mem_limit, int64_t graph_mem, std::vector<MgkResult>& out, std::vector<int>& bad, cudaStream_t st,
              ggc_stats* stats, char* err, size_t errlen, int np, std::vector<double>& gout, double* dnodal = nullptr,
-             int64_t ld = 0, bool sym = false, int32_t stage_limit = 0) {
+             int64_t ld = 0, bool sym = false, int32_t stage_limit = 0, bool no_warp = false) {
     if (jobs.empty()) return GGC_OK;
     int dev;
     CK(cudaGetDevice(&dev));
@@ -191,6 +193,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     // attribute and occupancy calls (one type for both kernels is not
     // possible: their parameters differ).
     auto solve = mgk_solve<T, Table>;
+    auto wsolve = mgk_solve_warp<T, Table>;
     auto gsolve = mgk_gsolve<T, Table>;
     const void* solver = np > 0 ? reinterpret_cast<const void*>(gsolve) : reinterpret_cast<const void*>(solve);
     // Staging budget from the device's shared memory (stage_budget): what
@@ -250,13 +253,26 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     CK(evs.make(&e2));
     CK(cudaEventRecord(e0, st));
     int64_t grid_used = 0;
+    // The warp solver's persistent grid (no dynamic shared memory: it does
+    // not stage) and its warps, for warp_split.
+    int64_t warp_grid = 0, warp_pairs = 0;
+    const bool warps = np == 0 && !no_warp;
+    if (warps) {
+        int per_sm = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wsolve, MGK_THREADS, 0));
+        warp_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+        if (max_blocks > 0) warp_grid = std::min<int64_t>(warp_grid, max_blocks);
+    }
     for (size_t k0 = 0; k0 < nj;) {
         const size_t k1 = mgk_chunk(jobs, words, hx, hy, np, k0, cap);
         const int n = (int)(k1 - k0);
-        // The chunk's launch gets the dynamic shared memory of its largest
-        // staged pair (none when no pair is staged, so that such chunks run
-        // as before), and as many persistent blocks as fit with it.
-        const int64_t dyn = mgk_chunk_dyn(jobs, sbytes, k0, k1);
+        // Gram jobs from ks on are solved one warp a pair (warp_split).
+        const size_t ks = warps ? warp_split(jobs, hx, hy, k0, k1, warp_grid * MGK_WARPS) : k1;
+        const int nb = (int)(ks - k0), nw = (int)(k1 - ks);
+        // The block solver's launch gets the dynamic shared memory of its
+        // largest staged pair (none when no pair is staged, so that such
+        // chunks run as before), and as many persistent blocks as fit with it.
+        const int64_t dyn = mgk_chunk_dyn(jobs, sbytes, k0, ks);
         int per_sm = 0;
         if (np > 0)
             CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gsolve, MGK_THREADS, (size_t)dyn));
@@ -269,7 +285,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         GG_LAUNCH(prep, n, PREP_THREADS, st, dx, dy, djobs + k0, dnode, dedge, prm, work, dbad + k0);
         CK(cudaGetLastError());
         CK(cudaMemsetAsync(counter, 0, sizeof(int), st));
-        const int64_t grid = std::min<int64_t>(max_grid, n);
+        const int64_t grid = std::min<int64_t>(max_grid, nb);
         grid_used = std::max(grid_used, grid);
         if (np > 0) {
             GG_LAUNCH_DYN(gsolve, grid, MGK_THREADS, dyn, st, dx, dy, djobs + k0, n, counter, dedge, prm, work,
@@ -278,8 +294,19 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
             auto gterms = mgk_gterms<T, Table>;
             GG_LAUNCH(gterms, n, PREP_THREADS, st, dx, dy, djobs + k0, dnode, dedge, work, dgrad + k0 * np, np);
         } else {
-            GG_LAUNCH_DYN(solve, grid, MGK_THREADS, dyn, st, dx, dy, djobs + k0, n, counter, dedge, prm, work,
-                          dres + k0);
+            if (nb > 0) {
+                GG_LAUNCH_DYN(solve, grid, MGK_THREADS, dyn, st, dx, dy, djobs + k0, nb, counter, dedge, prm, work,
+                              dres + k0);
+                CK(cudaGetLastError());
+            }
+            if (nw > 0) {
+                CK(cudaMemsetAsync(counter, 0, sizeof(int), st));
+                const int64_t wgrid = std::min<int64_t>(warp_grid, (nw + MGK_WARPS - 1) / MGK_WARPS);
+                grid_used = std::max(grid_used, wgrid);
+                GG_LAUNCH(wsolve, wgrid, MGK_THREADS, st, dx, dy, djobs + ks, nw, counter, dedge, prm, work,
+                          dres + ks);
+                warp_pairs += nw;
+            }
             if (dnodal) {
                 CK(cudaGetLastError());
                 auto nodal = mgk_nodal_out<T>;
@@ -311,6 +338,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         stats->scratch_bytes = std::max<int64_t>(stats->scratch_bytes, cap * (int64_t)sizeof(T));
         // Counted from what the solver blocks report, not from the plan.
         for (const MgkResult& r : out) stats->staged += r.staged;
+        stats->warp_pairs += (int32_t)std::min<int64_t>(warp_pairs, INT32_MAX);
     }
     return GGC_OK;
 }
@@ -383,10 +411,10 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
         CK(ar.alloc((void**)&dnodal, sizeof(double) * (size_t)std::max<int64_t>(nodal_len, 1)));
     }
     int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, tres, tbad, st, stats, err,
-                               errlen, np, tgrad, dnodal, ld, sym, o->stage_limit);
+                               errlen, np, tgrad, dnodal, ld, sym, o->stage_limit, o->flags & GGC_FLAG_NO_WARP);
     if (rc != GGC_OK) return rc;
     rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, eres, ebad, st, stats, err,
-                            errlen, np, egrad, dnodal, ld, sym, o->stage_limit);
+                            errlen, np, egrad, dnodal, ld, sym, o->stage_limit, o->flags & GGC_FLAG_NO_WARP);
     if (rc != GGC_OK) return rc;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
                        const std::vector<double>& g) {

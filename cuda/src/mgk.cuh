@@ -1,7 +1,8 @@
 // mgk.cuh: the marginalized graph kernel's device solver. One persistent block
 // solves one pair at a time by Jacobi-preconditioned CG on the product graph
 // (the same scaled system and preconditioner as gokernel/mgk), pulling pairs,
-// largest first, from an atomic counter. The product mat-vec is formed on the
+// largest first, from an atomic counter; small pairs are solved one warp a
+// pair instead (mgk_solve_warp: the same code on a WarpTeam). The product mat-vec is formed on the
 // fly from the octiles: each warp owns 8×8 output blocks (tile row I of A ×
 // tile row I' of B) and sweeps the tile pairs of those rows with the dense or
 // the sparse primitive of gg/tile.h, staging the input block in shared memory.
@@ -182,6 +183,18 @@ struct MgkPair {
     EdgeEval<T> ke;
 };
 
+// set_pair fills pr with the pair's GraphRefs and its κe object (the one of
+// the kernel's path); one thread calls it.
+template <typename T, bool Table>
+__device__ void set_pair(MgkPair<T>& pr, const GraphRef<T>& A, const GraphRef<T>& B, const MgkJob& jb,
+                         const ggc_mk_program* edge, T* work) {
+    pr.a = A, pr.b = B;
+    if (Table)
+        pr.kt = EdgeTable<T>{work + jb.tab, A.nz_class, B.nz_class, B.nclass};
+    else
+        pr.ke = EdgeEval<T>{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
+}
+
 // publish_pair prepares the block's pair: stages it when the host said it
 // fits (jb.stage), then publishes the GraphRefs and the κe object in pr.
 // Every thread calls it; on return pr is valid in every thread.
@@ -190,13 +203,7 @@ __device__ void publish_pair(MgkPair<T>& pr, unsigned char* smem, const DevGraph
                              const MgkJob& jb, const ggc_mk_program* edge, T* work) {
     GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
     if (jb.stage) stage_pair<T>(smem, A, B);
-    if (threadIdx.x == 0) {
-        pr.a = A, pr.b = B;
-        if (Table)
-            pr.kt = EdgeTable<T>{work + jb.tab, A.nz_class, B.nz_class, B.nclass};
-        else
-            pr.ke = EdgeEval<T>{edge, A.class_feat, B.class_feat, A.nz_class, B.nz_class, A.edge_cols};
-    }
+    if (threadIdx.x == 0) set_pair<T, Table>(pr, A, B, jb, edge, work);
     __syncthreads();
 }
 
@@ -243,18 +250,53 @@ __device__ void block_sum2(MgkShared<T>& sh, T& a, T& b) {
     }
 }
 
+// A team is the threads that solve one pair together: the whole block
+// (BlockTeam, the default of the solver's functions below) or one warp
+// (WarpTeam, mgk_solve_warp). Vector loops stride by the team's size from
+// its rank, the mat-vec's output blocks go round its warps, and its sums
+// and barriers are the team's own: a warp team never waits at a block-wide
+// barrier. Each warp uses its own slots of MgkShared's x and y either way.
+struct BlockTeam {
+    __device__ int rank() const { return threadIdx.x; }
+    __device__ int size() const { return blockDim.x; }
+    __device__ int warp() const { return threadIdx.x >> 5; }
+    __device__ int warps() const { return MGK_WARPS; }
+    __device__ void sync() const { __syncthreads(); }
+    template <typename T>
+    __device__ void sum2(MgkShared<T>& sh, T& a, T& b) const {
+        block_sum2<T>(sh, a, b);
+    }
+};
+
+struct WarpTeam {
+    __device__ int rank() const { return threadIdx.x & 31; }
+    __device__ int size() const { return 32; }
+    __device__ int warp() const { return 0; }
+    __device__ int warps() const { return 1; }
+    __device__ void sync() const { __syncwarp(); }
+    // The butterfly leaves the same sum in every lane (each step adds the
+    // same two values in either order), so the warp's branches on it agree.
+    template <typename T>
+    __device__ void sum2(MgkShared<T>&, T& a, T& b) const {
+        for (int o = 16; o > 0; o >>= 1) {
+            a += __shfl_xor_sync(0xffffffffu, a, o);
+            b += __shfl_xor_sync(0xffffffffu, b, o);
+        }
+    }
+};
+
 // mulw_block computes W·(scale∘x) over the pair and hands each product node's
 // value to epi(k, w), which returns a term of a block dot product; the sum of
 // those terms over the block is returned to every thread.
-template <typename T, typename K, typename Epi>
+template <typename T, typename K, typename Epi, typename Team = BlockTeam>
 __device__ T mulw_block(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke, const T* x,
-                        const T* scale, const Epi& epi) {
+                        const T* scale, const Epi& epi, Team tm = Team()) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     T* sx = sh.x[warp];
     T* sy = sh.y[warp];
     T dot = T(0);
     const int nblocks = A.nt * B.nt;
-    for (int ob = warp; ob < nblocks; ob += MGK_WARPS) {
+    for (int ob = tm.warp(); ob < nblocks; ob += tm.warps()) {
         const int I = ob / B.nt, Ip = ob % B.nt;
         T acc0 = T(0), acc1 = T(0);
         sy[lane] = T(0);
@@ -300,7 +342,7 @@ GG_NO_UNROLL
         }
     }
     T unused = T(0);
-    block_sum2<T>(sh, dot, unused);
+    tm.template sum2<T>(sh, dot, unused);
     return dot;
 }
 
@@ -340,13 +382,14 @@ __global__ void __launch_bounds__(PREP_THREADS) mgk_prep(DevGraphs<T> X, DevGrap
 // the right-hand side in ap (written and synchronized by the caller), y, r, p
 // and ap as its vectors, to relative residual tol. The result's value is
 // unset; y is zero when the right-hand side is.
-template <typename T, typename K>
+template <typename T, typename K, typename Team = BlockTeam>
 __device__ MgkResult pcg_block(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke, T tol,
-                               int max_iter, const T* s, const T* dd, const T* inv, T* y, T* r, T* p, T* ap) {
+                               int max_iter, const T* s, const T* dd, const T* inv, T* y, T* r, T* p, T* ap,
+                               Team tm = Team()) {
     const int64_t N = (int64_t)A.n * B.n;
     MgkResult res{};
     T rz = T(0), bb = T(0);
-    for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
         const T rk = ap[k];
         r[k] = rk;
         y[k] = T(0);
@@ -354,7 +397,7 @@ __device__ MgkResult pcg_block(MgkShared<T>& sh, const GraphRef<T>& A, const Gra
         rz += rk * p[k];
         bb += rk * rk;
     }
-    block_sum2<T>(sh, rz, bb);
+    tm.template sum2<T>(sh, rz, bb);
     if (bb == T(0)) return res;
     T rr = bb;
     const T thr = tol * tol * bb;
@@ -367,29 +410,32 @@ __device__ MgkResult pcg_block(MgkShared<T>& sh, const GraphRef<T>& A, const Gra
             break;
         }
         // ap = M p = dd∘p − s∘W(s∘p), and pᵀ M p in the same pass.
-        const T pap = mulw_block<T>(sh, A, B, ke, p, s, [&](int64_t k, T w) {
-            const T v = dd[k] * p[k] - s[k] * w;
-            ap[k] = v;
-            return p[k] * v;
-        });
+        const T pap = mulw_block<T>(
+            sh, A, B, ke, p, s,
+            [&](int64_t k, T w) {
+                const T v = dd[k] * p[k] - s[k] * w;
+                ap[k] = v;
+                return p[k] * v;
+            },
+            tm);
         if (!(pap > T(0)) || isinf(pap)) {
             ok = false;
             break;
         }
         const T alpha = rz / pap;
         T rzn = T(0), rrn = T(0);
-        for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+        for (int64_t k = tm.rank(); k < N; k += tm.size()) {
             y[k] += alpha * p[k];
             const T rk = r[k] - alpha * ap[k];
             r[k] = rk;
             rzn += rk * rk * inv[k];
             rrn += rk * rk;
         }
-        block_sum2<T>(sh, rzn, rrn);
+        tm.template sum2<T>(sh, rzn, rrn);
         const T beta = rzn / rz;
         rz = rzn, rr = rrn;
-        for (int64_t k = threadIdx.x; k < N; k += blockDim.x) p[k] = inv[k] * r[k] + beta * p[k];
-        __syncthreads();
+        for (int64_t k = tm.rank(); k < N; k += tm.size()) p[k] = inv[k] * r[k] + beta * p[k];
+        tm.sync();
     }
     res.residual = sqrt(double(rr) / double(bb));
     res.iters = ok ? it : -it;
@@ -398,45 +444,49 @@ __device__ MgkResult pcg_block(MgkShared<T>& sh, const GraphRef<T>& A, const Gra
 
 // primal_rhs writes the primal right-hand side into ap: S W V 1 with Lmin = 1
 // (V in y, from mgk_prep), else S D 1.
-template <typename T, typename K>
+template <typename T, typename K, typename Team = BlockTeam>
 __device__ void primal_rhs(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke,
-                           const MgkParams<T>& prm, const T* s, const T* dd, const T* v, T* ap) {
+                           const MgkParams<T>& prm, const T* s, const T* dd, const T* v, T* ap, Team tm = Team()) {
     const int64_t N = (int64_t)A.n * B.n;
     if (prm.lmin == 1) {
-        mulw_block<T>(sh, A, B, ke, v, (const T*)nullptr, [&](int64_t k, T w) {
-            ap[k] = s[k] * w;
-            return T(0);
-        });
+        mulw_block<T>(
+            sh, A, B, ke, v, (const T*)nullptr,
+            [&](int64_t k, T w) {
+                ap[k] = s[k] * w;
+                return T(0);
+            },
+            tm);
     } else {
-        for (int64_t k = threadIdx.x; k < N; k += blockDim.x) ap[k] = s[k] * dd[k];
+        for (int64_t k = tm.rank(); k < N; k += tm.size()) ap[k] = s[k] * dd[k];
     }
-    __syncthreads();
+    tm.sync();
 }
 
 // pair_value returns K = Σ p_i p'_i' s y to every thread.
-template <typename T>
-__device__ T pair_value(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const T* s, const T* y) {
+template <typename T, typename Team = BlockTeam>
+__device__ T pair_value(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const T* s, const T* y,
+                        Team tm = Team()) {
     const int64_t N = (int64_t)A.n * B.n;
     T val = T(0), unused = T(0);
-    for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
+    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
         const int i = (int)(k / B.n), ip = (int)(k % B.n);
         val += A.start[i] * B.start[ip] * s[k] * y[k];
     }
-    block_sum2<T>(sh, val, unused);
+    tm.template sum2<T>(sh, val, unused);
     return val;
 }
 
 // solve_pair_block solves one prepared pair with the whole block and returns
 // its result (valid in every thread).
-template <typename T, typename K>
+template <typename T, typename K, typename Team = BlockTeam>
 __device__ MgkResult solve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke,
-                                      const MgkParams<T>& prm, T* vec) {
+                                      const MgkParams<T>& prm, T* vec, Team tm = Team()) {
     const int64_t N = (int64_t)A.n * B.n;
     T *s = vec, *dd = vec + N, *inv = vec + 2 * N, *y = vec + 3 * N, *r = vec + 4 * N, *p = vec + 5 * N,
       *ap = vec + 6 * N;
-    primal_rhs<T>(sh, A, B, ke, prm, s, dd, y, ap);
-    MgkResult res = pcg_block<T>(sh, A, B, ke, prm.tol, prm.max_iter, s, dd, inv, y, r, p, ap);
-    res.value = double(pair_value<T>(sh, A, B, s, y));
+    primal_rhs<T>(sh, A, B, ke, prm, s, dd, y, ap, tm);
+    MgkResult res = pcg_block<T>(sh, A, B, ke, prm.tol, prm.max_iter, s, dd, inv, y, r, p, ap, tm);
+    res.value = double(pair_value<T>(sh, A, B, s, y, tm));
     return res;
 }
 
@@ -464,6 +514,45 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
         res.staged = jb.stage;
         if (threadIdx.x == 0) results[job] = res;
         __syncthreads();
+    }
+}
+
+// mgk_solve_warp is mgk_solve for small pairs, one warp a pair: each warp of
+// a persistent block pulls its own jobs from *counter and solves them with
+// warp-wide sums and __syncwarp only (WarpTeam), so that a molecule pair of a
+// few hundred product nodes neither waits at block-wide barriers nor leaves
+// most of a block idle. Its pairs are not staged: a small pair's few tiles
+// stay in L1. The host gives it the jobs of at most WARP_MAX_NODES product
+// nodes when there are enough of them (plan.cuh, warp_split); results as
+// mgk_solve's.
+template <typename T, bool Table>
+__global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
+    mgk_solve_warp(DevGraphs<T> X, DevGraphs<T> Y, const MgkJob* __restrict__ jobs, int njobs, int* counter,
+                   const ggc_mk_program* edge, MgkParams<T> prm, T* work, MgkResult* results) {
+    GG_SHARED(MgkShared<T>, sh, );
+    GG_SHARED(MgkPair<T>, prs, [MGK_WARPS]);
+    GG_SHARED(int, slots, [MGK_WARPS]);
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const WarpTeam tm;
+    for (;;) {
+        // Lane 0 takes the warp's next job; the barrier after the previous
+        // job keeps it from overwriting a slot that another lane still reads.
+        if (lane == 0) slots[w] = atomicAdd(counter, 1);
+        __syncwarp();
+        const int job = slots[w];
+        if (job >= njobs) return;  // the whole warp: job is the same in every lane
+        const MgkJob jb = jobs[job];
+        if (lane == 0) set_pair<T, Table>(prs[w], X.ref(jb.i), Y.ref(jb.j), jb, edge, work);
+        __syncwarp();
+        const MgkPair<T>& pr = prs[w];
+        MgkResult res;
+        if (Table)
+            res = solve_pair_block<T>(sh, pr.a, pr.b, pr.kt, prm, work + jb.vec, tm);
+        else
+            res = solve_pair_block<T>(sh, pr.a, pr.b, pr.ke, prm, work + jb.vec, tm);
+        res.staged = 0;
+        if (lane == 0) results[job] = res;
+        __syncwarp();
     }
 }
 

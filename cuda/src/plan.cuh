@@ -41,25 +41,50 @@ std::vector<Job> by_cost(std::vector<std::pair<double, Job>>& v) {
     return r;
 }
 
-// mgk_jobs lists the pairs of a call as jobs, largest first by the cost
-// (nnz + n)·(nnz' + n'): X × Y, the upper triangle i ≤ j when sym, or the
-// diagonal (i, i) alone when diag. A pair goes to tjobs (κe from a class
-// table) when its table has at most TABLE_BUDGET entries and no_table is
-// false, else to ejobs (κe evaluated inside the product).
+// mgk_cost is the cost of the pair (X[i], Y[j]) by which jobs are ordered:
+// the terms of one product mat-vec, (nnz + n)·(nnz' + n').
+inline double mgk_cost(const ggc_graphs& X, int i, const ggc_graphs& Y, int j) {
+    return double(desc(X, i, GGC_DESC_NNZ) + desc(X, i, GGC_DESC_N)) *
+           double(desc(Y, j, GGC_DESC_NNZ) + desc(Y, j, GGC_DESC_N));
+}
+
+// mgk_jobs lists the pairs of a call as jobs, largest first by mgk_cost:
+// X × Y, the upper triangle i ≤ j when sym, or the diagonal (i, i) alone
+// when diag. A pair goes to tjobs (κe from a class table) when its table has
+// at most TABLE_BUDGET entries and no_table is false, else to ejobs (κe
+// evaluated inside the product).
 inline void mgk_jobs(const ggc_graphs& X, const ggc_graphs& Y, bool sym, bool diag, bool no_table,
                      std::vector<MgkJob>& tjobs, std::vector<MgkJob>& ejobs) {
     std::vector<std::pair<double, MgkJob>> tj, ej;
     const int nx = (int)X.num_graphs, ny = (int)Y.num_graphs;
     for (int i = 0; i < nx; i++)
         for (int j = diag ? i : sym ? i : 0; j < (diag ? i + 1 : ny); j++) {
-            const int64_t na = desc(X, i, GGC_DESC_N), nb = desc(Y, j, GGC_DESC_N);
-            const double cost = double(desc(X, i, GGC_DESC_NNZ) + na) * double(desc(Y, j, GGC_DESC_NNZ) + nb);
+            const double cost = mgk_cost(X, i, Y, j);
             const int64_t ncls = desc(X, i, GGC_DESC_NCLASS) * desc(Y, j, GGC_DESC_NCLASS);
             const bool table = ncls <= TABLE_BUDGET && !no_table;
             (table ? tj : ej).push_back({cost, MgkJob{i, j, 0, 0, 0, 0}});
         }
     tjobs = by_cost(tj);
     ejobs = by_cost(ej);
+}
+
+// Gram jobs of at most WARP_MAX_TERMS (mgk_cost: two molecules of about 40
+// atoms, n + nnz ≈ 128 each) are solved one warp a pair (mgk_solve_warp)
+// when a chunk has at least as many of them as the launch has warps, so
+// that every warp gets one; the others, and all of a chunk with too few
+// small ones, one block a pair (mgk_solve). A first choice from the counts
+// of cuda/README.md ("Where the time goes"), to be measured on a GPU.
+constexpr double WARP_MAX_TERMS = 1 << 14;
+
+// warp_split returns the first job of the chunk [k0, k1) that mgk_solve_warp
+// solves (k1: none): the chunk's jobs of at most WARP_MAX_TERMS, a suffix of
+// it since jobs are ordered by cost, when there are at least warp_slots of
+// them.
+inline size_t warp_split(const std::vector<MgkJob>& jobs, const ggc_graphs& hx, const ggc_graphs& hy, size_t k0,
+                         size_t k1, int64_t warp_slots) {
+    size_t ks = k1;
+    while (ks > k0 && mgk_cost(hx, jobs[ks - 1].i, hy, jobs[ks - 1].j) <= WARP_MAX_TERMS) ks--;
+    return (int64_t)(k1 - ks) >= warp_slots ? ks : k1;
 }
 
 // mgk_nvec is the number of n·n' vectors of a job's work space: seven for a
