@@ -548,6 +548,7 @@ func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool,
 		s.ScratchBytes = max(s.ScratchBytes, int64(st.scratch_bytes))
 		s.StagedPairs += int(st.staged)
 		s.WarpPairs += int(st.warp_pairs)
+		s.WidePairs += int(st.wide_pairs)
 		s.Batches++
 	}
 	return nil

@@ -167,13 +167,15 @@ def parse_ptxas(log):
 def is_matvec_kernel(name):
     """The kernels whose inner loops must not spill: the marginalized solvers on
     the κe class table (their product mat-vec; the path every pair with at most
-    4M edge-class pairs takes: mgk_solve for Gram, mgk_gsolve for gradients),
+    4M edge-class pairs takes: mgk_solve for Gram, mgk_gsolve for gradients,
+    mgk_solve_warp for small Gram pairs, mgk_wide_matvec for large ones),
     the shortest-path walk stage in both precisions (sp_walk<float>,
     sp_walk<double>), and the explicit-feature Gram kernels of both semirings
     (ex_dense<…>, whose output tile's accumulators live in registers, and
     ex_sparse<…>)."""
     name = name.strip()
-    return ((("mgk_solve<" in name or "mgk_gsolve<" in name) and name.endswith("true>"))
+    solvers = ("mgk_solve<", "mgk_gsolve<", "mgk_solve_warp<", "mgk_wide_matvec<")
+    return ((any(k in name for k in solvers) and name.endswith("true>"))
             or "sp_walk<" in name or name.endswith("sp_walk") or "ex_dense<" in name or "ex_sparse<" in name)
 
 

@@ -103,8 +103,9 @@ type Stats struct {
 	// them from there in every mat-vec; the others read global memory.
 	StagedPairs int
 	// WarpPairs is the number of pairs (MarginalizedGram and Nodal) solved
-	// one warp a pair (mgk_solve_warp); the others one block a pair.
-	WarpPairs int
+	// one warp a pair (mgk_solve_warp), WidePairs by a grid of blocks each
+	// (mgk_wide_*); the others one block a pair.
+	WarpPairs, WidePairs int
 	// DenseCols is the number of feature columns ExplicitGram multiplied as
 	// a dense panel (the largest over the batches); the others took the
 	// sparse path.

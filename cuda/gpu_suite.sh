@@ -13,6 +13,13 @@
 #                            # the GPU-vs-CPU benchmarks, then the full
 #                            # suite; logs and one summary, report.md, to
 #                            # $OUT (or cuda/build/gpu-logs)
+#   cuda/gpu_suite.sh measure  # on the GPU machine: issue #50's timings,
+#                            # CPU against GPU and what device="auto" picks
+#                            # (cuda/autodevice TestMeasureIssue50), to
+#                            # $OUT/issue50.json; the TU sets from
+#                            # $GRAPHGRAM_DATASETS, by default cuda/build/datasets
+#                            # (copy NCI1 and PROTEINS there before the
+#                            # device call: cuda/build travels with it)
 #   cuda/gpu_suite.sh        # both, on a GPU machine with Go and Python
 #
 # `run` needs neither Go nor nvcc: the build products are self-contained
@@ -36,6 +43,7 @@ build() {
     python3 cuda/build.py --install-toolkit --out "$B"
     go test -c -tags cuda -o "$B/cuda.test" ./cuda
     go test -c -tags cuda -o "$B/selfcheck.test" ./cuda/selfcheck
+    go test -c -tags cuda -o "$B/autodevice.test" ./cuda/autodevice
     if ! command -v compute-sanitizer >/dev/null && [ -z "$(find "$TK" -name compute-sanitizer -type f 2>/dev/null | head -1)" ]; then
         python3 -m pip install -q --target "$TK/sanitizer" nvidia-cuda-sanitizer-api ||
             echo "compute-sanitizer not installed; run will skip the sanitizer runs"
@@ -90,6 +98,20 @@ run() {
         tee "$logs/suite.txt" || { echo "gpu_suite: the suite failed or was cut off (exit ${PIPESTATUS[0]}; 124: past GG_SUITE_S)" | tee -a "$logs/suite.txt"; rc=1; }
     report "$logs" ""
     exit $rc
+}
+
+# measure runs TestMeasureIssue50 under GG_MEASURE_S (default 420 s):
+# GGCUDA_MEASURE_SETS and GGCUDA_MEASURE_NCI1 pass through.
+measure() {
+    local logs=${OUT:-$B/gpu-logs}
+    mkdir -p "$logs"
+    local lib data
+    lib=$(realpath "$B/libggcuda.so")
+    data=$(realpath -m "${GRAPHGRAM_DATASETS:-$B/datasets}")
+    (cd cuda/autodevice && GGCUDA_MEASURE=1 GGCUDA_TEST_LIB=$lib GRAPHGRAM_DATASETS=$data \
+        GGCUDA_MEASURE_OUT=$(realpath "$logs")/issue50.json timeout "${GG_MEASURE_S:-420}" \
+        "$(realpath "../../$B/autodevice.test")" -test.run '^TestMeasureIssue50$' -test.v -test.count=1 -test.timeout 60m) 2>&1 |
+        tee "$logs/measure.txt"
 }
 
 # report writes $1/report.md: the device, the suite's counts and failures,
@@ -180,6 +202,7 @@ report() {
 case "${1:-all}" in
 build) build ;;
 run) run ;;
+measure) measure ;;
 all) build && run ;;
-*) echo "usage: $0 [build|run]" >&2; exit 2 ;;
+*) echo "usage: $0 [build|run|measure]" >&2; exit 2 ;;
 esac

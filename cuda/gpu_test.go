@@ -858,20 +858,25 @@ func TestGPUDiag(t *testing.T) {
 	X, _ := suiteGraphs()
 	sx := testgraphs.Starts(X, 7)
 	for _, ks := range testgraphs.KernelSets {
-		opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.05}
-		want := make([]float64, len(X))
-		if _, err := mgk.Diag(X, sx, opt, want); err != nil {
-			t.Fatal(err)
-		}
-		got := make([]float64, len(X))
-		bad, err := MarginalizedDiag(X, sx, opt, 0, Float64, got)
-		if err != nil || len(bad) > 0 {
-			t.Fatal(err, bad)
-		}
-		for i := range want {
-			if accuracy.Err(got[i], want[i], 0) > 1e-9 {
-				t.Errorf("%s: K[%d][%d] = %v, CPU %v", ks.Name, i, i, got[i], want[i])
-			}
+		compareDiag(t, ks.Name, X, sx, mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.05})
+	}
+}
+
+// compareDiag checks MarginalizedDiag against mgk.Diag in float64.
+func compareDiag(t *testing.T, name string, X []*graph.Graph, sx [][]float64, opt mgk.Options) {
+	t.Helper()
+	want := make([]float64, len(X))
+	if _, err := mgk.Diag(X, sx, opt, want); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, len(X))
+	bad, err := MarginalizedDiag(X, sx, opt, 0, Float64, got)
+	if err != nil || len(bad) > 0 {
+		t.Fatal(err, bad)
+	}
+	for i := range want {
+		if accuracy.Err(got[i], want[i], 0) > 1e-9 {
+			t.Errorf("%s: K[%d][%d] = %v, CPU %v", name, i, i, got[i], want[i])
 		}
 	}
 }
@@ -913,18 +918,7 @@ func TestGPURenumbered(t *testing.T) {
 				compareNodal(t, callOptions{}, X, Y, sx, sy, sym, opt, Float64)
 			})
 		}
-		want, got := make([]float64, len(X)), make([]float64, len(X))
-		if _, err := mgk.Diag(X, sx, opt, want); err != nil {
-			t.Fatal(err)
-		}
-		if bad, err := MarginalizedDiag(X, sx, opt, 0, Float64, got); err != nil || len(bad) > 0 {
-			t.Fatal(err, bad)
-		}
-		for i := range want {
-			if accuracy.Err(got[i], want[i], 0) > 1e-9 {
-				t.Errorf("%s: K[%d][%d] = %v, CPU %v", ks.Name, i, i, got[i], want[i])
-			}
-		}
+		compareDiag(t, ks.Name, X, sx, opt)
 	}
 }
 
@@ -987,6 +981,70 @@ func TestGPUWarpSolver(t *testing.T) {
 							t.Errorf("worst relative error %.3g > %g", worst, bound)
 						}
 					})
+				}
+			}
+		}
+	}
+}
+
+// TestGPUWide: every Gram pair solved by a grid of blocks
+// (GGC_FLAG_WIDE_ALL; Stats.WidePairs counts them) against the CPU: both
+// precisions and κe paths, Lmin 0 and 1, symmetric or not, start
+// probabilities; and the nodal matrix, whose solves take the same path.
+func TestGPUWide(t *testing.T) {
+	requireGPU(t)
+	X, Y := suiteGraphs()
+	if !short {
+		X, Y = X[:8], Y[:6]
+	}
+	sx := testgraphs.Starts(X, 8)
+	for _, ks := range testgraphs.KernelSets[1:] {
+		for _, lmin := range []int{0, 1} {
+			opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.1, Lmin: lmin}
+			for _, sym := range []bool{true, false} {
+				for _, prec := range []Precision{Float64, Float32} {
+					for _, flags := range []int32{8, 8 | 1} { // GGC_FLAG_WIDE_ALL, | GGC_FLAG_NO_TABLE
+						t.Run(fmt.Sprintf("%s/lmin=%d/sym=%v/p%d/flags=%d", ks.Name, lmin, sym, prec, flags), func(t *testing.T) {
+							var yArg []*graph.Graph
+							ny, sy := len(X), sx
+							if !sym {
+								yArg, ny, sy = Y, len(Y), nil
+							}
+							o := opt
+							o.NJobs = 0
+							want := make([]float64, len(X)*ny)
+							if bad, err := mgk.Gram(X, yArg, sx, sy, sym, o, want, nil); err != nil || len(bad) > 0 {
+								t.Fatalf("CPU: %v %v", err, bad)
+							}
+							got := make([]float64, len(want))
+							var st Stats
+							bad, err := gram(callOptions{flags: flags}, X, yArg, sx, sy, sym, opt, 0, prec, got, nil, nil, &st)
+							if err != nil || len(bad) > 0 {
+								t.Fatal(err, bad)
+							}
+							pairs := len(X) * ny
+							if sym {
+								pairs = len(X) * (len(X) + 1) / 2
+							}
+							if st.WidePairs != pairs || st.WarpPairs != 0 {
+								t.Errorf("%d of %d pairs solved by a grid (%d on warps)", st.WidePairs, pairs, st.WarpPairs)
+							}
+							worst := 0.0
+							for k := range want {
+								worst = max(worst, accuracy.Err(got[k], want[k], 0))
+							}
+							bound := 1e-9
+							if prec == Float32 {
+								bound = 1e-4
+							}
+							if worst > bound {
+								t.Errorf("worst relative error %.3g > %g", worst, bound)
+							}
+							if prec == Float64 && lmin == 0 {
+								compareNodal(t, callOptions{flags: flags}, X, Y, sx, sy, sym, opt, prec)
+							}
+						})
+					}
 				}
 			}
 		}

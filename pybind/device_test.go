@@ -55,22 +55,24 @@ func computeGram(t *testing.T, x *packed, device, library, extra string) ([]floa
 	return out, warn, err
 }
 
-// deviceValidation returns the validation Devices reports for device 0.
-func deviceValidation(t *testing.T, lib string) *selfcheck.Outcome {
+// device0 returns what Devices reports of device 0.
+func device0(t *testing.T, lib string) deviceInfoJSON {
 	t.Helper()
 	js, err := Devices(lib)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r struct {
-		Devices []struct {
-			Validation *selfcheck.Outcome `json:"validation"`
-		} `json:"devices"`
-	}
+	var r deviceReport
 	if err := json.Unmarshal([]byte(js), &r); err != nil || len(r.Devices) == 0 {
 		t.Fatalf("%v: %s", err, js)
 	}
-	return r.Devices[0].Validation
+	return r.Devices[0]
+}
+
+// deviceValidation returns the validation Devices reports for device 0.
+func deviceValidation(t *testing.T, lib string) *selfcheck.Outcome {
+	t.Helper()
+	return device0(t, lib).Validation
 }
 
 // TestDeviceValidationEmulated runs the self-validation on the emulated CUDA
@@ -284,20 +286,8 @@ func TestDeviceParams(t *testing.T) {
 // summary per kind and precision and the latest decision.
 func autoReport(t *testing.T, lib string) (map[string]string, string) {
 	t.Helper()
-	js, err := Devices(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r struct {
-		Devices []struct {
-			Auto     map[string]string `json:"auto"`
-			LastAuto string            `json:"last_auto"`
-		} `json:"devices"`
-	}
-	if err := json.Unmarshal([]byte(js), &r); err != nil || len(r.Devices) == 0 {
-		t.Fatalf("%v: %s", err, js)
-	}
-	return r.Devices[0].Auto, r.Devices[0].LastAuto
+	d := device0(t, lib)
+	return d.Auto, d.LastAuto
 }
 
 // TestDeviceAutoEmulated: device="auto" on the emulated CUDA library

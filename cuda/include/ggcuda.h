@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define GGC_ABI_VERSION 4
+#define GGC_ABI_VERSION 5
 
 /* The library is built with hidden visibility; the API is exported. */
 #if defined(__GNUC__)
@@ -123,7 +123,8 @@ typedef struct {
 enum {
     GGC_FLAG_NO_TABLE = 1, /* evaluate κe inside the product for every pair (tests) */
     GGC_FLAG_DIAG = 2,     /* only K(X[i], X[i]) into out[i] (iters, resid likewise); Y is ignored */
-    GGC_FLAG_NO_WARP = 4   /* solve every pair one block a pair, none one warp a pair (tests) */
+    GGC_FLAG_NO_WARP = 4,  /* solve every pair one block a pair, none one warp a pair (tests) */
+    GGC_FLAG_WIDE_ALL = 8  /* solve every Gram pair by a grid of blocks, one pair at a time (tests) */
 };
 
 /* Timings measured with CUDA events and sizes of one call. upload_ms,
@@ -140,7 +141,9 @@ typedef struct {
     int32_t chunks;
     int32_t staged; /* marginalized kernel: pairs whose tiles the solver read from shared memory */
     int32_t dense_cols; /* ggc_explicit_gram: feature columns in the dense panel */
-    int32_t warp_pairs; /* marginalized kernel: pairs solved one warp a pair (the former padding field) */
+    int32_t warp_pairs; /* marginalized kernel: pairs solved one warp a pair */
+    int32_t wide_pairs; /* marginalized kernel: pairs solved by a grid of blocks each */
+    int32_t pad;
 } ggc_stats;
 
 GGC_API int ggc_abi_version(void);

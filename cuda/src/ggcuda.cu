@@ -168,13 +168,69 @@ int64_t graph_bytes(const ggc_graphs& g) {
 constexpr int64_t CHUNK_BYTES = int64_t(1) << 31;
 constexpr double FREE_SHARE = 0.8;
 
+// WIDE_BATCH is how many CG iterations of a wide pair are queued between two
+// looks at whether it is done (a stream synchronization each).
+constexpr int WIDE_BATCH = 16;
+
+// solve_wide solves one prepared Gram job by a grid of blocks: the launches
+// of mgk.cuh's mgk_wide_* on stream st, the scalars in *state, the partial
+// sums in partial, the result into *result (device memory).
+template <typename T, bool Table>
+int solve_wide(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& hx, const ggc_graphs& hy,
+               const MgkJob& jb, const ggc_mk_program* dedge, const MgkParams<T>& prm, T* work, T* partial,
+               WideState<T>* state, MgkResult* result, cudaStream_t st, char* err, size_t errlen) {
+    const int64_t N = desc(hx, jb.i, GGC_DESC_N) * desc(hy, jb.j, GGC_DESC_N);
+    const int g = wide_blocks(desc(hx, jb.i, GGC_DESC_NT), desc(hy, jb.j, GGC_DESC_NT));
+    auto rhs = mgk_wide_rhs<T, Table>;
+    auto init = mgk_wide_init<T>;
+    auto matvec = mgk_wide_matvec<T, Table>;
+    auto update = mgk_wide_update<T>;
+    auto direction = mgk_wide_direction<T>;
+    auto value = mgk_wide_value<T>;
+    auto scalar = mgk_wide_scalar<T>;
+    GG_LAUNCH(rhs, g, MGK_THREADS, st, dx, dy, jb, dedge, prm, work);
+    GG_LAUNCH(init, g, MGK_THREADS, st, jb, N, work, partial);
+    GG_LAUNCH(scalar, 1, 32, st, (int)WIDE_INIT, g, (const T*)partial, state, prm, result);
+    CK(cudaGetLastError());
+    for (int it = 0; it < prm.max_iter; it += WIDE_BATCH) {
+        for (int b = 0; b < WIDE_BATCH; b++) {
+            GG_LAUNCH(matvec, g, MGK_THREADS, st, dx, dy, jb, dedge, work, (const WideState<T>*)state, partial);
+            GG_LAUNCH(scalar, 1, 32, st, (int)WIDE_MATVEC, g, (const T*)partial, state, prm, result);
+            GG_LAUNCH(update, g, MGK_THREADS, st, jb, N, work, (const WideState<T>*)state, partial);
+            GG_LAUNCH(scalar, 1, 32, st, (int)WIDE_UPDATE, g, (const T*)partial, state, prm, result);
+            GG_LAUNCH(direction, g, MGK_THREADS, st, jb, N, work, (const WideState<T>*)state);
+        }
+        CK(cudaGetLastError());
+        int32_t done = 0;
+        CK(cudaMemcpyAsync(&done, &state->done, sizeof(done), cudaMemcpyDeviceToHost, st));
+        CK(cudaStreamSynchronize(st));
+        if (done) break;
+    }
+    GG_LAUNCH(value, g, MGK_THREADS, st, dx, dy, jb, work, partial);
+    GG_LAUNCH(scalar, 1, 32, st, (int)WIDE_VALUE, g, (const T*)partial, state, prm, result);
+    CK(cudaGetLastError());
+    return GGC_OK;
+}
+
+// max_blocks_of is the persistent grid of kernel k without dynamic shared
+// memory: what fits the device's multiprocessors, at most max_blocks (> 0).
+template <typename K>
+int64_t max_blocks_of(K k, const cudaDeviceProp& prop, int max_blocks) {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, MGK_THREADS, 0) != cudaSuccess) per_sm = 1;
+    int64_t g = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+    return max_blocks > 0 ? std::min<int64_t>(g, max_blocks) : g;
+}
+
 // run_jobs prepares and solves jobs (largest first) in chunks whose work space
 // fits in device memory (the plan: plan.cuh): a chunk's pairs are prepared by mgk_prep, then solved
 // by persistent mgk_solve blocks. A single pair too large for the free memory
 // is GGC_ERR_OOM; the caller then splits the work. With np > 0 the jobs are
 // gradient jobs (mgk_gsolve then mgk_gterms; eight vectors and two class
 // tables each) and gout receives np doubles a job. Gram jobs small enough
-// are solved one warp a pair (warp_split, mgk_solve_warp) unless no_warp.
+// are solved one warp a pair (warp_split, mgk_solve_warp) unless no_warp,
+// large ones by a grid of blocks each (wide_split, solve_wide; every Gram job
+// with wide_all).
 // Its work space is its own and freed on return, so that the next path's
 // call (table, then evaluated κe) sizes its chunks against the memory
 // actually free.
@@ -183,7 +239,8 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
              std::vector<MgkJob>& jobs, const ggc_mk_program* dnode, const ggc_mk_program* dedge, MgkParams<T> prm,
              int max_blocks, int64_t mem_limit, int64_t graph_mem, std::vector<MgkResult>& out, std::vector<int>& bad, cudaStream_t st,
              ggc_stats* stats, char* err, size_t errlen, int np, std::vector<double>& gout, double* dnodal = nullptr,
-             int64_t ld = 0, bool sym = false, int32_t stage_limit = 0, bool no_warp = false) {
+             int64_t ld = 0, bool sym = false, int32_t stage_limit = 0, bool no_warp = false,
+             bool wide_all = false) {
     if (jobs.empty()) return GGC_OK;
     int dev;
     CK(cudaGetDevice(&dev));
@@ -255,8 +312,15 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     int64_t grid_used = 0;
     // The warp solver's persistent grid (no dynamic shared memory: it does
     // not stage) and its warps, for warp_split.
-    int64_t warp_grid = 0, warp_pairs = 0;
+    int64_t warp_grid = 0, warp_pairs = 0, wide_pairs = 0;
     const bool warps = np == 0 && !no_warp;
+    // A wide pair's partial sums (two a block) and PCG scalars.
+    T* wpart = nullptr;
+    WideState<T>* wstate = nullptr;
+    if (np == 0) {
+        CK(ar.alloc((void**)&wpart, sizeof(T) * 2 * WIDE_MAX_BLOCKS));
+        CK(ar.alloc((void**)&wstate, sizeof(WideState<T>)));
+    }
     if (warps) {
         int per_sm = 0;
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wsolve, MGK_THREADS, 0));
@@ -266,13 +330,15 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     for (size_t k0 = 0; k0 < nj;) {
         const size_t k1 = mgk_chunk(jobs, words, hx, hy, np, k0, cap);
         const int n = (int)(k1 - k0);
-        // Gram jobs from ks on are solved one warp a pair (warp_split).
-        const size_t ks = warps ? warp_split(jobs, hx, hy, k0, k1, warp_grid * MGK_WARPS) : k1;
-        const int nb = (int)(ks - k0), nw = (int)(k1 - ks);
+        // Gram jobs before kw are solved by a grid each (wide_split), from ks
+        // on one warp a pair (warp_split), the others one block a pair.
+        const size_t kw = np == 0 ? wide_split(jobs, hx, hy, k0, k1, max_blocks_of(solve, prop, max_blocks), wide_all) : k0;
+        const size_t ks = warps ? warp_split(jobs, hx, hy, kw, k1, warp_grid * MGK_WARPS) : k1;
+        const int nb = (int)(ks - kw), nw = (int)(k1 - ks);
         // The block solver's launch gets the dynamic shared memory of its
         // largest staged pair (none when no pair is staged, so that such
         // chunks run as before), and as many persistent blocks as fit with it.
-        const int64_t dyn = mgk_chunk_dyn(jobs, sbytes, k0, ks);
+        const int64_t dyn = mgk_chunk_dyn(jobs, sbytes, kw, ks);
         int per_sm = 0;
         if (np > 0)
             CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gsolve, MGK_THREADS, (size_t)dyn));
@@ -294,9 +360,15 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
             auto gterms = mgk_gterms<T, Table>;
             GG_LAUNCH(gterms, n, PREP_THREADS, st, dx, dy, djobs + k0, dnode, dedge, work, dgrad + k0 * np, np);
         } else {
+            for (size_t k = k0; k < kw; k++) {
+                const int rc = solve_wide<T, Table>(dx, dy, hx, hy, jobs[k], dedge, prm, work, wpart, wstate, dres + k, st,
+                                                    err, errlen);
+                if (rc != GGC_OK) return rc;
+                wide_pairs++;
+            }
             if (nb > 0) {
-                GG_LAUNCH_DYN(solve, grid, MGK_THREADS, dyn, st, dx, dy, djobs + k0, nb, counter, dedge, prm, work,
-                              dres + k0);
+                GG_LAUNCH_DYN(solve, grid, MGK_THREADS, dyn, st, dx, dy, djobs + kw, nb, counter, dedge, prm, work,
+                              dres + kw);
                 CK(cudaGetLastError());
             }
             if (nw > 0) {
@@ -339,6 +411,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         // Counted from what the solver blocks report, not from the plan.
         for (const MgkResult& r : out) stats->staged += r.staged;
         stats->warp_pairs += (int32_t)std::min<int64_t>(warp_pairs, INT32_MAX);
+        stats->wide_pairs += (int32_t)std::min<int64_t>(wide_pairs, INT32_MAX);
     }
     return GGC_OK;
 }
@@ -411,10 +484,12 @@ int mgk_gram(const ggc_graphs* X, const ggc_graphs* Y, const ggc_mk_program* nod
         CK(ar.alloc((void**)&dnodal, sizeof(double) * (size_t)std::max<int64_t>(nodal_len, 1)));
     }
     int rc = run_jobs<T, true>(dx, dy, *X, *Y, tjobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, tres, tbad, st, stats, err,
-                               errlen, np, tgrad, dnodal, ld, sym, o->stage_limit, o->flags & GGC_FLAG_NO_WARP);
+                               errlen, np, tgrad, dnodal, ld, sym, o->stage_limit, o->flags & GGC_FLAG_NO_WARP,
+                               o->flags & GGC_FLAG_WIDE_ALL);
     if (rc != GGC_OK) return rc;
     rc = run_jobs<T, false>(dx, dy, *X, *Y, ejobs, dnode, dedge, prm, o->blocks, o->mem_limit, gmem, eres, ebad, st, stats, err,
-                            errlen, np, egrad, dnodal, ld, sym, o->stage_limit, o->flags & GGC_FLAG_NO_WARP);
+                            errlen, np, egrad, dnodal, ld, sym, o->stage_limit, o->flags & GGC_FLAG_NO_WARP,
+                            o->flags & GGC_FLAG_WIDE_ALL);
     if (rc != GGC_OK) return rc;
     auto scatter = [&](const std::vector<MgkJob>& jobs, const std::vector<MgkResult>& res, const std::vector<int>& bad,
                        const std::vector<double>& g) {

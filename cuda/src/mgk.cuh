@@ -556,6 +556,219 @@ __global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1)
     }
 }
 
+// ---- One pair over a grid of blocks (mgk_wide_*) ----
+//
+// A pair too large for one block to solve in good time, in a call of fewer
+// such pairs than the device has block slots (the six 300-550-node graphs:
+// 21 pairs for 264 slots on an H100), is solved by a sequence of launches
+// over a grid instead (the host's loop: ggcuda.cu, solve_wide): each
+// mat-vec and vector update spreads over every warp of the grid (GridTeam),
+// each block writes its partial sums, and a one-thread kernel
+// (mgk_wide_scalar) adds them in a fixed order, advances the PCG's scalars
+// and stops it: every launch after done is set returns at once. A pair's
+// grid is a function of its size alone (wide_blocks), so the order of its
+// sums depends on the pair, not on the call or the device (but for the
+// sparse primitive's shared-memory atomics, as on every path).
+
+// WIDE_MAX_BLOCKS caps a pair's grid (partial sums: two a block).
+constexpr int WIDE_MAX_BLOCKS = 512;
+
+// wide_blocks is the grid of a pair of nta × ntb tile rows: one output block
+// a warp, at most WIDE_MAX_BLOCKS blocks.
+GG_HD int wide_blocks(int64_t nta, int64_t ntb) {
+    const int64_t b = (nta * ntb + MGK_WARPS - 1) / MGK_WARPS;
+    return (int)(b < 1 ? 1 : b > WIDE_MAX_BLOCKS ? WIDE_MAX_BLOCKS : b);
+}
+
+// GridTeam: every thread of the grid works on one pair; its sums are the
+// block's own (the partials), its barrier the block's: the grid never waits
+// for itself inside a launch.
+struct GridTeam {
+    __device__ int rank() const { return blockIdx.x * blockDim.x + threadIdx.x; }
+    __device__ int size() const { return gridDim.x * blockDim.x; }
+    __device__ int warp() const { return blockIdx.x * MGK_WARPS + (threadIdx.x >> 5); }
+    __device__ int warps() const { return gridDim.x * MGK_WARPS; }
+    __device__ void sync() const { __syncthreads(); }
+    template <typename T>
+    __device__ void sum2(MgkShared<T>& sh, T& a, T& b) const {
+        block_sum2<T>(sh, a, b);
+    }
+};
+
+// WideState is a wide pair's PCG scalars, in device memory.
+template <typename T>
+struct WideState {
+    T rz, rr, bb, thr, alpha, beta;
+    int32_t it, done, ok, pad;
+};
+
+// The steps whose partial sums mgk_wide_scalar takes.
+enum { WIDE_INIT = 0, WIDE_MATVEC = 1, WIDE_UPDATE = 2, WIDE_VALUE = 3 };
+
+// wide_partials writes the block's sums a, b (valid in every thread) as its
+// two partials.
+template <typename T>
+__device__ void wide_partials(T* partial, T a, T b) {
+    if (threadIdx.x == 0) {
+        partial[2 * blockIdx.x] = a;
+        partial[2 * blockIdx.x + 1] = b;
+    }
+}
+
+// mgk_wide_rhs: the primal right-hand side into ap (primal_rhs over the
+// grid; V is in y, from mgk_prep) for the pair of job jb.
+template <typename T, bool Table>
+__global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1) mgk_wide_rhs(DevGraphs<T> X, DevGraphs<T> Y, MgkJob jb,
+                                                           const ggc_mk_program* edge, MgkParams<T> prm, T* work) {
+    GG_SHARED(MgkShared<T>, sh, );
+    GG_SHARED(MgkPair<T>, pr, );
+    if (threadIdx.x == 0) set_pair<T, Table>(pr, X.ref(jb.i), Y.ref(jb.j), jb, edge, work);
+    __syncthreads();
+    const int64_t N = (int64_t)pr.a.n * pr.b.n;
+    T *s = work + jb.vec, *dd = s + N, *y = s + 3 * N, *ap = s + 6 * N;
+    if (Table)
+        primal_rhs<T>(sh, pr.a, pr.b, pr.kt, prm, s, dd, y, ap, GridTeam());
+    else
+        primal_rhs<T>(sh, pr.a, pr.b, pr.ke, prm, s, dd, y, ap, GridTeam());
+}
+
+// mgk_wide_init: r = ap, y = 0, p = inv∘r, and the partials of rᵀp and rᵀr
+// (pcg_block's start).
+template <typename T>
+__global__ void __launch_bounds__(MGK_THREADS) mgk_wide_init(MgkJob jb, int64_t N, T* work, T* partial) {
+    GG_SHARED(MgkShared<T>, sh, );
+    T *inv = work + jb.vec + 2 * N, *y = inv + N, *r = inv + 2 * N, *p = inv + 3 * N, *ap = inv + 4 * N;
+    const GridTeam tm;
+    T rz = T(0), bb = T(0);
+    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
+        const T rk = ap[k];
+        r[k] = rk;
+        y[k] = T(0);
+        p[k] = inv[k] * rk;
+        rz += rk * p[k];
+        bb += rk * rk;
+    }
+    block_sum2<T>(sh, rz, bb);
+    wide_partials<T>(partial, rz, bb);
+}
+
+// mgk_wide_matvec: ap = M p = dd∘p − s∘W(s∘p) and the partials of pᵀ M p.
+template <typename T, bool Table>
+__global__ void __launch_bounds__(MGK_THREADS, Table ? MGK_MIN_BLOCKS : 1) mgk_wide_matvec(DevGraphs<T> X, DevGraphs<T> Y, MgkJob jb,
+                                                              const ggc_mk_program* edge, T* work,
+                                                              const WideState<T>* st, T* partial) {
+    if (st->done) return;  // the same in every thread of the grid
+    GG_SHARED(MgkShared<T>, sh, );
+    GG_SHARED(MgkPair<T>, pr, );
+    if (threadIdx.x == 0) set_pair<T, Table>(pr, X.ref(jb.i), Y.ref(jb.j), jb, edge, work);
+    __syncthreads();
+    const int64_t N = (int64_t)pr.a.n * pr.b.n;
+    T *s = work + jb.vec, *dd = s + N, *p = s + 5 * N, *ap = s + 6 * N;
+    const auto epi = [&](int64_t k, T w) {
+        const T v = dd[k] * p[k] - s[k] * w;
+        ap[k] = v;
+        return p[k] * v;
+    };
+    T pap;
+    if (Table)
+        pap = mulw_block<T>(sh, pr.a, pr.b, pr.kt, p, s, epi, GridTeam());
+    else
+        pap = mulw_block<T>(sh, pr.a, pr.b, pr.ke, p, s, epi, GridTeam());
+    wide_partials<T>(partial, pap, T(0));
+}
+
+// mgk_wide_update: y += α p, r −= α ap, and the partials of rᵀ P⁻¹ r and rᵀ r.
+template <typename T>
+__global__ void __launch_bounds__(MGK_THREADS) mgk_wide_update(MgkJob jb, int64_t N, T* work,
+                                                              const WideState<T>* st, T* partial) {
+    if (st->done) return;
+    GG_SHARED(MgkShared<T>, sh, );
+    T *inv = work + jb.vec + 2 * N, *y = inv + N, *r = inv + 2 * N, *p = inv + 3 * N, *ap = inv + 4 * N;
+    const GridTeam tm;
+    const T alpha = st->alpha;
+    T rzn = T(0), rrn = T(0);
+    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
+        y[k] += alpha * p[k];
+        const T rk = r[k] - alpha * ap[k];
+        r[k] = rk;
+        rzn += rk * rk * inv[k];
+        rrn += rk * rk;
+    }
+    block_sum2<T>(sh, rzn, rrn);
+    wide_partials<T>(partial, rzn, rrn);
+}
+
+// mgk_wide_direction: p = inv∘r + β p.
+template <typename T>
+__global__ void __launch_bounds__(MGK_THREADS) mgk_wide_direction(MgkJob jb, int64_t N, T* work,
+                                                                 const WideState<T>* st) {
+    if (st->done) return;
+    T *inv = work + jb.vec + 2 * N, *r = inv + 2 * N, *p = inv + 3 * N;
+    const GridTeam tm;
+    const T beta = st->beta;
+    for (int64_t k = tm.rank(); k < N; k += tm.size()) p[k] = inv[k] * r[k] + beta * p[k];
+}
+
+// mgk_wide_value: the partials of K = Σ p_i p'_i' s y.
+template <typename T>
+__global__ void __launch_bounds__(MGK_THREADS) mgk_wide_value(DevGraphs<T> X, DevGraphs<T> Y, MgkJob jb, T* work,
+                                                             T* partial) {
+    GG_SHARED(MgkShared<T>, sh, );
+    const GraphRef<T> A = X.ref(jb.i), B = Y.ref(jb.j);
+    const int64_t N = (int64_t)A.n * B.n;
+    const T val = pair_value<T>(sh, A, B, work + jb.vec, work + jb.vec + 3 * N, GridTeam());
+    wide_partials<T>(partial, val, T(0));
+}
+
+// mgk_wide_scalar (one thread): adds the nparts blocks' partials of step in
+// block order and advances st as pcg_block does at that point; after
+// WIDE_VALUE it writes the pair's result.
+template <typename T>
+__global__ void mgk_wide_scalar(int step, int nparts, const T* partial, WideState<T>* st, MgkParams<T> prm,
+                                MgkResult* result) {
+    if (threadIdx.x != 0) return;
+    if (st->done && (step == WIDE_MATVEC || step == WIDE_UPDATE)) return;
+    T a = T(0), b = T(0);
+    for (int k = 0; k < nparts; k++) {
+        a += partial[2 * k];
+        b += partial[2 * k + 1];
+    }
+    switch (step) {
+    case WIDE_INIT:
+        st->rz = a, st->rr = b, st->bb = b, st->thr = prm.tol * prm.tol * b;
+        st->it = 0, st->ok = 1, st->done = 0;
+        if (b == T(0) || st->rr <= st->thr)
+            st->done = 1;
+        else if (prm.max_iter <= 0)
+            st->ok = 0, st->done = 1;
+        break;
+    case WIDE_MATVEC:
+        if (!(a > T(0)) || isinf(a))
+            st->ok = 0, st->done = 1;
+        else
+            st->alpha = st->rz / a;
+        break;
+    case WIDE_UPDATE:
+        st->beta = a / st->rz;
+        st->rz = a, st->rr = b;
+        st->it++;
+        if (st->rr <= st->thr)
+            st->done = 1;
+        else if (st->it >= prm.max_iter)
+            st->ok = 0, st->done = 1;
+        break;
+    default: {  // WIDE_VALUE
+        MgkResult res{};
+        if (st->bb != T(0)) {
+            res.residual = sqrt(double(st->rr) / double(st->bb));
+            res.iters = st->ok ? st->it : -st->it;
+        }
+        res.value = double(a);
+        *result = res;
+    }
+    }
+}
+
 // ---- Gradients (mgk.GramGrad's adjoint method) ----
 //
 // A gradient job's work space is eight vectors (s, dd, inv, y, r, p, ap, u)

@@ -87,6 +87,26 @@ inline size_t warp_split(const std::vector<MgkJob>& jobs, const ggc_graphs& hx, 
     return (int64_t)(k1 - ks) >= warp_slots ? ks : k1;
 }
 
+// Gram jobs of at least WIDE_MIN_TERMS (two graphs of about 300 nodes and
+// 350 edges, n + nnz ≈ 1024 each) are solved each by a grid of blocks in
+// turn (mgk_wide_*) when a chunk has fewer of them than the block solver's
+// persistent grid has blocks, which one block a pair would leave mostly idle
+// (cuda/README.md, "Where the time goes"). A first choice, to be measured on
+// a GPU.
+constexpr double WIDE_MIN_TERMS = 1 << 20;
+
+// wide_split returns the end of the chunk's jobs that are solved by a grid
+// each: its leading jobs (the largest) of at least WIDE_MIN_TERMS when they
+// are fewer than block_slots, none otherwise (k0); every job with all
+// (GGC_FLAG_WIDE_ALL, tests).
+inline size_t wide_split(const std::vector<MgkJob>& jobs, const ggc_graphs& hx, const ggc_graphs& hy, size_t k0,
+                         size_t k1, int64_t block_slots, bool all) {
+    if (all) return k1;
+    size_t kw = k0;
+    while (kw < k1 && mgk_cost(hx, jobs[kw].i, hy, jobs[kw].j) >= WIDE_MIN_TERMS) kw++;
+    return (int64_t)(kw - k0) < block_slots ? kw : k0;
+}
+
 // mgk_nvec is the number of n·n' vectors of a job's work space: seven for a
 // Gram job (s, dd, inv, y, r, p, ap), eight for a gradient job (np > 0).
 inline int64_t mgk_nvec(int np) { return np > 0 ? 8 : 7; }
