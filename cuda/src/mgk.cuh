@@ -2,8 +2,10 @@
 // solves one pair at a time by Jacobi-preconditioned CG on the product graph
 // (the same scaled system and preconditioner as gokernel/mgk), pulling pairs,
 // largest first, from an atomic counter; small pairs are solved one warp a
-// pair instead (mgk_solve_warp: the same code on a WarpTeam). The product mat-vec is formed on the
-// fly from the octiles: each warp owns 8×8 output blocks (tile row I of A ×
+// pair instead (mgk_solve_warp: the same code on a WarpTeam), and a call's
+// few large pairs each by a grid of blocks (mgk_wide_*, on a GridTeam). The
+// product mat-vec is formed on the fly from the octiles: each warp owns 8×8
+// output blocks (tile row I of A ×
 // tile row I' of B) and sweeps the tile pairs of those rows with the dense or
 // the sparse primitive of gg/tile.h, staging the input block in shared memory.
 // When the pair's octiles fit the launch's dynamic shared memory, the block
