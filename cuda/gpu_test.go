@@ -94,6 +94,13 @@ func cpuReference(t *testing.T, X, Y []*graph.Graph, sx, sy [][]float64, sym boo
 // returns the worst relative error.
 func compare(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) float64 {
 	t.Helper()
+	worst, _ := compareStats(t, co, X, Y, sx, sy, sym, opt, prec)
+	return worst
+}
+
+// compareStats is compare that also returns the GPU call's Stats.
+func compareStats(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]float64, sym bool, opt mgk.Options, prec Precision) (float64, Stats) {
+	t.Helper()
 	ny := len(Y)
 	var yArg []*graph.Graph
 	if sym {
@@ -112,7 +119,8 @@ func compare(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]float
 	})
 	got := make([]float64, len(want))
 	iters := make([]int32, len(want))
-	bad, err := gram(co, X, yArg, sx, sy, sym, opt, 0, prec, got, nil, iters, nil)
+	var st Stats
+	bad, err := gram(co, X, yArg, sx, sy, sym, opt, 0, prec, got, nil, iters, &st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +138,7 @@ func compare(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]float
 	if worst > bound {
 		t.Errorf("precision %d: worst relative error %.3g > %g", prec, worst, bound)
 	}
-	return worst
+	return worst, st
 }
 
 func TestGPUDevices(t *testing.T) {
@@ -953,32 +961,9 @@ func TestGPUWarpSolver(t *testing.T) {
 					{"no warps", X, sx, callOptions{flags: flags | 4, blocks: 1}, func(n int) bool { return n == 0 }}, // 4: GGC_FLAG_NO_WARP
 				} {
 					t.Run(fmt.Sprintf("%s/%s/p%d/noTable=%d", ks.Name, c.name, prec, flags), func(t *testing.T) {
-						n := len(c.gs)
-						want := make([]float64, n*n)
-						o := opt
-						o.NJobs = 0
-						if bad, err := mgk.Gram(c.gs, nil, c.starts, nil, true, o, want, nil); err != nil || len(bad) > 0 {
-							t.Fatalf("CPU: %v %v", err, bad)
-						}
-						got := make([]float64, n*n)
-						var st Stats
-						bad, err := gram(c.co, c.gs, nil, c.starts, nil, true, opt, 0, prec, got, nil, nil, &st)
-						if err != nil || len(bad) > 0 {
-							t.Fatal(err, bad)
-						}
-						if !c.warpPairs(st.WarpPairs) {
+						_, st := compareStats(t, c.co, c.gs, nil, c.starts, nil, true, opt, prec)
+						if n := len(c.gs); !c.warpPairs(st.WarpPairs) {
 							t.Errorf("%d of %d pairs solved one warp a pair", st.WarpPairs, n*(n+1)/2)
-						}
-						worst := 0.0
-						for k := range want {
-							worst = max(worst, accuracy.Err(got[k], want[k], 0))
-						}
-						bound := 1e-9
-						if prec == Float32 {
-							bound = 1e-4
-						}
-						if worst > bound {
-							t.Errorf("worst relative error %.3g > %g", worst, bound)
 						}
 					})
 				}
@@ -998,6 +983,7 @@ func TestGPUWide(t *testing.T) {
 		X, Y = X[:8], Y[:6]
 	}
 	sx := testgraphs.Starts(X, 8)
+	var sy [][]float64 // Y's uniform; a symmetric call takes sx
 	for _, ks := range testgraphs.KernelSets[1:] {
 		for _, lmin := range []int{0, 1} {
 			opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.1, Lmin: lmin}
@@ -1005,40 +991,13 @@ func TestGPUWide(t *testing.T) {
 				for _, prec := range []Precision{Float64, Float32} {
 					for _, flags := range []int32{8, 8 | 1} { // GGC_FLAG_WIDE_ALL, | GGC_FLAG_NO_TABLE
 						t.Run(fmt.Sprintf("%s/lmin=%d/sym=%v/p%d/flags=%d", ks.Name, lmin, sym, prec, flags), func(t *testing.T) {
-							var yArg []*graph.Graph
-							ny, sy := len(X), sx
-							if !sym {
-								yArg, ny, sy = Y, len(Y), nil
-							}
-							o := opt
-							o.NJobs = 0
-							want := make([]float64, len(X)*ny)
-							if bad, err := mgk.Gram(X, yArg, sx, sy, sym, o, want, nil); err != nil || len(bad) > 0 {
-								t.Fatalf("CPU: %v %v", err, bad)
-							}
-							got := make([]float64, len(want))
-							var st Stats
-							bad, err := gram(callOptions{flags: flags}, X, yArg, sx, sy, sym, opt, 0, prec, got, nil, nil, &st)
-							if err != nil || len(bad) > 0 {
-								t.Fatal(err, bad)
-							}
-							pairs := len(X) * ny
+							_, st := compareStats(t, callOptions{flags: flags}, X, Y, sx, sy, sym, opt, prec)
+							pairs := len(X) * len(Y)
 							if sym {
 								pairs = len(X) * (len(X) + 1) / 2
 							}
 							if st.WidePairs != pairs || st.WarpPairs != 0 {
 								t.Errorf("%d of %d pairs solved by a grid (%d on warps)", st.WidePairs, pairs, st.WarpPairs)
-							}
-							worst := 0.0
-							for k := range want {
-								worst = max(worst, accuracy.Err(got[k], want[k], 0))
-							}
-							bound := 1e-9
-							if prec == Float32 {
-								bound = 1e-4
-							}
-							if worst > bound {
-								t.Errorf("worst relative error %.3g > %g", worst, bound)
 							}
 							if prec == Float64 && lmin == 0 {
 								compareNodal(t, callOptions{flags: flags}, X, Y, sx, sy, sym, opt, prec)
