@@ -575,8 +575,8 @@ func TestGPUTimings(t *testing.T) {
 				for k := range want {
 					worst = max(worst, accuracy.Err(got[k], want[k], 0))
 				}
-				t.Logf("%s, %s kernels, float%d: CPU %v; GPU wall %v (upload %.2f ms, solve %.2f ms, download %.2f ms, %d blocks); worst rel err %.2g",
-					set.name, ks.Name, prec, cpu.Round(time.Millisecond), wall.Round(time.Millisecond), st.UploadMS, st.SolveMS, st.DownloadMS, st.Blocks, worst)
+				t.Logf("%s, %s kernels, float%d: CPU %v; GPU wall %v (upload %.2f ms, solve %.2f ms, download %.2f ms, %d blocks, %d pairs on warps, %d on grids); worst rel err %.2g",
+					set.name, ks.Name, prec, cpu.Round(time.Millisecond), wall.Round(time.Millisecond), st.UploadMS, st.SolveMS, st.DownloadMS, st.Blocks, st.WarpPairs, st.WidePairs, worst)
 			}
 		}
 	}

@@ -32,6 +32,7 @@ type measurement struct {
 	GPUSeconds float64 `json:"gpu_seconds"`
 	SolveMS    float64 `json:"gpu_solve_ms"`
 	WarpPairs  int     `json:"gpu_warp_pairs"`
+	WidePairs  int     `json:"gpu_grid_pairs"`
 	Speedup    float64 `json:"speedup"` // CPU time / GPU time
 	WorstErr   float64 `json:"worst_rel_err"`
 	AutoGPU    bool    `json:"auto_gpu"`
@@ -154,11 +155,11 @@ func TestMeasureIssue50(t *testing.T) {
 				autoS = gpuS
 			}
 			m := measurement{Set: set.name, Precision: int(prec), Pairs: float64(n) * float64(n+1) / 2,
-				CPUSeconds: cpuS, GPUSeconds: gpuS, SolveMS: st.SolveMS, WarpPairs: st.WarpPairs, Speedup: cpuS / gpuS,
+				CPUSeconds: cpuS, GPUSeconds: gpuS, SolveMS: st.SolveMS, WarpPairs: st.WarpPairs, WidePairs: st.WidePairs, Speedup: cpuS / gpuS,
 				WorstErr: worst, AutoGPU: d.GPU, AutoReason: d.Reason(), AutoWithin10: autoS <= 1.1*min(cpuS, gpuS)}
 			rows = append(rows, m)
-			t.Logf("%s, float%d: %.0f pairs; CPU %.3f s (%d cores), GPU %.3f s (solve %.1f ms, %d pairs on warps): %.2fx; worst rel err %.2g; auto %s (within 10 %%: %v)",
-				set.name, prec, m.Pairs, cpuS, runtime.GOMAXPROCS(0), gpuS, st.SolveMS, st.WarpPairs, m.Speedup, worst,
+			t.Logf("%s, float%d: %.0f pairs; CPU %.3f s (%d cores), GPU %.3f s (solve %.1f ms, %d pairs on warps, %d on grids): %.2fx; worst rel err %.2g; auto %s (within 10 %%: %v)",
+				set.name, prec, m.Pairs, cpuS, runtime.GOMAXPROCS(0), gpuS, st.SolveMS, st.WarpPairs, st.WidePairs, m.Speedup, worst,
 				map[bool]string{true: "GPU", false: "CPU"}[d.GPU], m.AutoWithin10)
 		}
 	}
