@@ -111,10 +111,11 @@ func (d deviceParams) precision() (cuda.Precision, error) {
 // gpu reports whether this call runs on the GPU: a usable device that has
 // passed its self-validation (checkValidated), whose fallback warning goes to
 // warn, and for device="auto" is expected to be faster than the CPU's jobs
-// workers (≤ 0: all cores) on the call's work. A nil work means the call has
-// no device code path: "auto" is then the CPU without looking for a device,
-// and "cuda" goes on, for the caller to say that the CPU computes it.
-func (d deviceParams) gpu(warn *warnings, work *costmodel.Workload, jobs int) (bool, error) {
+// workers (≤ 0: all cores) on the call's work, which work returns (called
+// only then). A nil work means the call has no device code path: "auto" is
+// then the CPU without looking for a device, and "cuda" goes on, for the
+// caller to say that the CPU computes it.
+func (d deviceParams) gpu(warn *warnings, work func() costmodel.Workload, jobs int) (bool, error) {
 	prec, err := d.precision()
 	if err != nil {
 		return false, err
@@ -142,8 +143,9 @@ func (d deviceParams) gpu(warn *warnings, work *costmodel.Workload, jobs int) (b
 		if !ok || err != nil || d.Device == "cuda" {
 			return ok, err
 		}
-		dec := autoRates.Decide(d.DeviceIndex, *work, prec, jobs)
-		lastAuto.Store(d.DeviceIndex, fmt.Sprintf("%v, %s precision, %.0f pairs: %s", work.Kind, d.precisionName(), work.Pairs, dec.Reason()))
+		w := work()
+		dec := autoRates.Decide(d.DeviceIndex, w, prec, jobs)
+		lastAuto.Store(d.DeviceIndex, fmt.Sprintf("%v, %s precision, %.0f pairs: %s", w.Kind, d.precisionName(), w.Pairs, dec.Reason()))
 		return dec.GPU, nil
 	case d.Device == "auto":
 		return false, nil

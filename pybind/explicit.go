@@ -237,10 +237,11 @@ func newExplicitCall(mode string, p *explicitParams, r *request, warn *warnings)
 	case p.Features == "graphlets" && p.Graphlets == nil:
 		return nil, inputError("features 'graphlets' needs the graphlets parameters")
 	}
-	var work *costmodel.Workload // only the Gram product has a device path
+	var work func() costmodel.Workload // only the Gram product has a device path
 	if mode == "gram" {
-		w := autodevice.WorkloadOf(costmodel.Explicit, r.x.graphs, r.y.graphs, r.symmetric)
-		work = &w
+		work = func() costmodel.Workload {
+			return autodevice.WorkloadOf(costmodel.Explicit, r.x.graphs, r.y.graphs, r.symmetric)
+		}
 	}
 	var err error
 	c.gpu, err = p.gpu(warn, work, p.NJobs)

@@ -53,14 +53,14 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 		return inputError("the marginalized kernel needs a node and an edge kernel")
 	}
 	opt := mgk.Options{NodeKernel: nk, EdgeKernel: ek, Q: p.Q, Lmin: p.Lmin, Accuracy: p.Accuracy, GradAccuracy: p.GradientAccuracy, Tol: p.Tol, MaxIter: p.MaxIter, NJobs: p.NJobs, Control: r.ctl}
-	var work *costmodel.Workload // diag_grad has no device path
+	var work func() costmodel.Workload // diag_grad has no device path
 	switch mode {
 	case "gram", "gram_grad", "nodal":
-		w := autodevice.WorkloadOf(costmodel.Marginalized, r.x.graphs, r.y.graphs, r.symmetric)
-		work = &w
+		work = func() costmodel.Workload {
+			return autodevice.WorkloadOf(costmodel.Marginalized, r.x.graphs, r.y.graphs, r.symmetric)
+		}
 	case "diag":
-		w := autodevice.DiagWorkloadOf(costmodel.Marginalized, r.x.graphs)
-		work = &w
+		work = func() costmodel.Workload { return autodevice.DiagWorkloadOf(costmodel.Marginalized, r.x.graphs) }
 	}
 	gpu, err := p.gpu(warn, work, p.NJobs)
 	if err != nil {

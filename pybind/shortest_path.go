@@ -38,10 +38,11 @@ func shortestPath(mode string, params []byte, r *request, b buffers, warn *warni
 		return inputError("weight column %d does not exist: the graphs have %d edge feature columns", p.WeightCol, r.x.edgeCols)
 	}
 	opt := spkernel.Options{NodeKernel: nk, LengthKernel: lk, WeightCol: p.WeightCol, NJobs: p.NJobs, Control: r.ctl}
-	var work *costmodel.Workload // only the Gram matrix has a device path
+	var work func() costmodel.Workload // only the Gram matrix has a device path
 	if mode == "gram" {
-		w := autodevice.WorkloadOf(costmodel.ShortestPath, r.x.graphs, r.y.graphs, r.symmetric)
-		work = &w
+		work = func() costmodel.Workload {
+			return autodevice.WorkloadOf(costmodel.ShortestPath, r.x.graphs, r.y.graphs, r.symmetric)
+		}
 	}
 	gpu, err := p.gpu(warn, work, p.NJobs)
 	if err != nil {

@@ -55,10 +55,17 @@ func (d Decision) Reason() string {
 // methods may be called from any goroutine; samples run one at a time.
 type Registry struct {
 	mu    sync.Mutex
-	rates map[key]costmodel.Rates
+	rates map[key]calibration
 	// sample computes one kind's timed sample (sample, unless a test
 	// replaces it).
 	sample func(device int, k costmodel.Kind, prec cuda.Precision, cores int) (timing, error)
+}
+
+// calibration is the rates in use for one key and the device's
+// multiprocessors, read once with them (cuda.Devices asks the driver).
+type calibration struct {
+	rates costmodel.Rates
+	slots int
 }
 
 type key struct {
@@ -71,7 +78,7 @@ type key struct {
 // NewRegistry returns a registry with no calibration: each device, kind and
 // precision is sampled on its first Rates.
 func NewRegistry() *Registry {
-	return &Registry{rates: map[key]costmodel.Rates{}, sample: sample}
+	return &Registry{rates: map[key]calibration{}, sample: sample}
 }
 
 func keyOf(device int, k costmodel.Kind, prec cuda.Precision) key {
@@ -96,11 +103,16 @@ func Slots(device int) int {
 // sample on the first call for them. A sample that fails leaves the default
 // rates, with the failure in their Source.
 func (r *Registry) Rates(device int, k costmodel.Kind, prec cuda.Precision) costmodel.Rates {
+	return r.calibrated(device, k, prec).rates
+}
+
+// calibrated is Rates with the device's multiprocessors.
+func (r *Registry) calibrated(device int, k costmodel.Kind, prec cuda.Precision) calibration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	kk := keyOf(device, k, prec)
-	if rates, ok := r.rates[kk]; ok {
-		return rates
+	if c, ok := r.rates[kk]; ok {
+		return c
 	}
 	slots, cores := Slots(device), runtime.GOMAXPROCS(0)
 	rates := costmodel.Default(k, prec == cuda.Float32, slots)
@@ -112,8 +124,9 @@ func (r *Registry) Rates(device int, k costmodel.Kind, prec cuda.Precision) cost
 			"%s, scaled to a sample timed in this process: CPU %.3g s for %.3g pairs, GPU %.3g s for %.3g pairs",
 			rates.Source, s.cpuSeconds, s.cpu.Pairs, s.gpuSeconds, s.gpu.Pairs))
 	}
-	r.rates[kk] = rates
-	return rates
+	c := calibration{rates, slots}
+	r.rates[kk] = c
+	return c
 }
 
 // Lookup returns the rates in use without sampling: calibrated is false
@@ -121,8 +134,8 @@ func (r *Registry) Rates(device int, k costmodel.Kind, prec cuda.Precision) cost
 func (r *Registry) Lookup(device int, k costmodel.Kind, prec cuda.Precision) (rates costmodel.Rates, calibrated bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if rates, ok := r.rates[keyOf(device, k, prec)]; ok {
-		return rates, true
+	if c, ok := r.rates[keyOf(device, k, prec)]; ok {
+		return c.rates, true
 	}
 	return costmodel.Default(k, prec == cuda.Float32, Slots(device)), false
 }
@@ -133,7 +146,7 @@ func (r *Registry) Lookup(device int, k costmodel.Kind, prec cuda.Precision) (ra
 func (r *Registry) Plant(device int, k costmodel.Kind, prec cuda.Precision, rates costmodel.Rates) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rates[keyOf(device, k, prec)] = rates
+	r.rates[keyOf(device, k, prec)] = calibration{rates, Slots(device)}
 }
 
 // Decide predicts w on device in precision prec against cores CPU workers
@@ -142,9 +155,8 @@ func (r *Registry) Decide(device int, w costmodel.Workload, prec cuda.Precision,
 	if cores <= 0 {
 		cores = runtime.GOMAXPROCS(0)
 	}
-	rates := r.Rates(device, w.Kind, prec)
-	slots := Slots(device)
-	return Decision{Prediction: rates.Predict(w, cores, slots), Rates: rates, Cores: cores, Slots: slots}
+	c := r.calibrated(device, w.Kind, prec)
+	return Decision{Prediction: c.rates.Predict(w, cores, c.slots), Rates: c.rates, Cores: cores, Slots: c.slots}
 }
 
 // Summary says what device="auto" does for kind k in precision prec on

@@ -314,6 +314,9 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     // not stage) and its warps, for warp_split.
     int64_t warp_grid = 0, warp_pairs = 0, wide_pairs = 0;
     const bool warps = np == 0 && !no_warp;
+    // The block solver's block slots, against which a chunk's large pairs
+    // are counted (wide_split).
+    const int64_t block_slots = np == 0 ? max_blocks_of(solve, prop, max_blocks) : 0;
     // A wide pair's partial sums (two a block) and PCG scalars.
     T* wpart = nullptr;
     WideState<T>* wstate = nullptr;
@@ -332,7 +335,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
         const int n = (int)(k1 - k0);
         // Gram jobs before kw are solved by a grid each (wide_split), from ks
         // on one warp a pair (warp_split), the others one block a pair.
-        const size_t kw = np == 0 ? wide_split(jobs, hx, hy, k0, k1, max_blocks_of(solve, prop, max_blocks), wide_all) : k0;
+        const size_t kw = np == 0 ? wide_split(jobs, hx, hy, k0, k1, block_slots, wide_all) : k0;
         const size_t ks = warps ? warp_split(jobs, hx, hy, kw, k1, warp_grid * MGK_WARPS) : k1;
         const int nb = (int)(ks - kw), nw = (int)(k1 - ks);
         // The block solver's launch gets the dynamic shared memory of its

@@ -380,6 +380,42 @@ __global__ void __launch_bounds__(PREP_THREADS) mgk_prep(DevGraphs<T> X, DevGrap
     }
 }
 
+// The vector steps of Jacobi-preconditioned CG, one copy for pcg_block and
+// the grid solver's launches (mgk_wide_*), over the team's threads; each
+// leaves its thread's share of the step's two sums in a and b.
+//
+// pcg_start: r = ap (the right-hand side), y = 0, p = inv∘r; rᵀp and rᵀr.
+template <typename T, typename Team>
+__device__ void pcg_start(Team tm, int64_t N, const T* inv, T* y, T* r, T* p, const T* ap, T& a, T& b) {
+    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
+        const T rk = ap[k];
+        r[k] = rk;
+        y[k] = T(0);
+        p[k] = inv[k] * rk;
+        a += rk * p[k];
+        b += rk * rk;
+    }
+}
+
+// pcg_update: y += α p, r −= α ap; rᵀ P⁻¹ r and rᵀ r.
+template <typename T, typename Team>
+__device__ void pcg_update(Team tm, int64_t N, T alpha, const T* inv, T* y, T* r, const T* p, const T* ap, T& a,
+                           T& b) {
+    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
+        y[k] += alpha * p[k];
+        const T rk = r[k] - alpha * ap[k];
+        r[k] = rk;
+        a += rk * rk * inv[k];
+        b += rk * rk;
+    }
+}
+
+// pcg_direction: p = inv∘r + β p.
+template <typename T, typename Team>
+__device__ void pcg_direction(Team tm, int64_t N, T beta, const T* inv, const T* r, T* p) {
+    for (int64_t k = tm.rank(); k < N; k += tm.size()) p[k] = inv[k] * r[k] + beta * p[k];
+}
+
 // pcg_block runs Jacobi-preconditioned CG on M y = rhs, M = D − S W S, with
 // the right-hand side in ap (written and synchronized by the caller), y, r, p
 // and ap as its vectors, to relative residual tol. The result's value is
@@ -391,14 +427,7 @@ __device__ MgkResult pcg_block(MgkShared<T>& sh, const GraphRef<T>& A, const Gra
     const int64_t N = (int64_t)A.n * B.n;
     MgkResult res{};
     T rz = T(0), bb = T(0);
-    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
-        const T rk = ap[k];
-        r[k] = rk;
-        y[k] = T(0);
-        p[k] = inv[k] * rk;
-        rz += rk * p[k];
-        bb += rk * rk;
-    }
+    pcg_start<T>(tm, N, inv, y, r, p, ap, rz, bb);
     tm.template sum2<T>(sh, rz, bb);
     if (bb == T(0)) return res;
     T rr = bb;
@@ -426,17 +455,11 @@ __device__ MgkResult pcg_block(MgkShared<T>& sh, const GraphRef<T>& A, const Gra
         }
         const T alpha = rz / pap;
         T rzn = T(0), rrn = T(0);
-        for (int64_t k = tm.rank(); k < N; k += tm.size()) {
-            y[k] += alpha * p[k];
-            const T rk = r[k] - alpha * ap[k];
-            r[k] = rk;
-            rzn += rk * rk * inv[k];
-            rrn += rk * rk;
-        }
+        pcg_update<T>(tm, N, alpha, inv, y, r, p, ap, rzn, rrn);
         tm.template sum2<T>(sh, rzn, rrn);
         const T beta = rzn / rz;
         rz = rzn, rr = rrn;
-        for (int64_t k = tm.rank(); k < N; k += tm.size()) p[k] = inv[k] * r[k] + beta * p[k];
+        pcg_direction<T>(tm, N, beta, inv, r, p);
         tm.sync();
     }
     res.residual = sqrt(double(rr) / double(bb));
@@ -640,16 +663,8 @@ template <typename T>
 __global__ void __launch_bounds__(MGK_THREADS) mgk_wide_init(MgkJob jb, int64_t N, T* work, T* partial) {
     GG_SHARED(MgkShared<T>, sh, );
     T *inv = work + jb.vec + 2 * N, *y = inv + N, *r = inv + 2 * N, *p = inv + 3 * N, *ap = inv + 4 * N;
-    const GridTeam tm;
     T rz = T(0), bb = T(0);
-    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
-        const T rk = ap[k];
-        r[k] = rk;
-        y[k] = T(0);
-        p[k] = inv[k] * rk;
-        rz += rk * p[k];
-        bb += rk * rk;
-    }
+    pcg_start<T>(GridTeam(), N, inv, y, r, p, ap, rz, bb);
     block_sum2<T>(sh, rz, bb);
     wide_partials<T>(partial, rz, bb);
 }
@@ -686,16 +701,8 @@ __global__ void __launch_bounds__(MGK_THREADS) mgk_wide_update(MgkJob jb, int64_
     if (st->done) return;
     GG_SHARED(MgkShared<T>, sh, );
     T *inv = work + jb.vec + 2 * N, *y = inv + N, *r = inv + 2 * N, *p = inv + 3 * N, *ap = inv + 4 * N;
-    const GridTeam tm;
-    const T alpha = st->alpha;
     T rzn = T(0), rrn = T(0);
-    for (int64_t k = tm.rank(); k < N; k += tm.size()) {
-        y[k] += alpha * p[k];
-        const T rk = r[k] - alpha * ap[k];
-        r[k] = rk;
-        rzn += rk * rk * inv[k];
-        rrn += rk * rk;
-    }
+    pcg_update<T>(GridTeam(), N, st->alpha, inv, y, r, p, ap, rzn, rrn);
     block_sum2<T>(sh, rzn, rrn);
     wide_partials<T>(partial, rzn, rrn);
 }
@@ -706,9 +713,7 @@ __global__ void __launch_bounds__(MGK_THREADS) mgk_wide_direction(MgkJob jb, int
                                                                  const WideState<T>* st) {
     if (st->done) return;
     T *inv = work + jb.vec + 2 * N, *r = inv + 2 * N, *p = inv + 3 * N;
-    const GridTeam tm;
-    const T beta = st->beta;
-    for (int64_t k = tm.rank(); k < N; k += tm.size()) p[k] = inv[k] * r[k] + beta * p[k];
+    pcg_direction<T>(GridTeam(), N, st->beta, inv, r, p);
 }
 
 // mgk_wide_value: the partials of K = Σ p_i p'_i' s y.
