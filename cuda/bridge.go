@@ -43,6 +43,8 @@ package cuda
 //   return l;
 // }
 // static void* gg_sym(gg_lib* l, const char* name) { return dlsym(l->h, name); }
+// static int gg_warm_up(void* f, int d, char* e, size_t n) { return ((int (*)(int, char*, size_t))f)(d, e, n); }
+// static int gg_memory(void* f, int d, int64_t* db, int64_t* pb) { return ((int (*)(int, int64_t*, int64_t*))f)(d, db, pb); }
 // static int gg_abi(gg_lib* l) { return l->abi(); }
 // static int gg_count(gg_lib* l, int* c, char* e, size_t n) { return l->count(c, e, n); }
 // static int gg_info(gg_lib* l, int d, char* name, size_t nl, int* ma, int* mi, int64_t* mem, int* sms, char* e, size_t n) {
@@ -74,6 +76,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/graphgram/graphgram/cuda/internal/cgraphs"
@@ -93,6 +96,20 @@ type library struct {
 	// calls serializes calls into the library (one device context, one
 	// call at a time; the device itself runs many blocks).
 	calls sync.Mutex
+	// devs and devsErr are the device list, queried on the first Devices
+	// (a device's properties do not change while the process runs).
+	devsOnce sync.Once
+	devs     []Device
+	devsErr  error
+	// warm holds each device's WarmUp outcome (the first call's).
+	warmMu sync.Mutex
+	warm   map[int]warmUp
+}
+
+// warmUp is one device's warm-up: how long it took and its error.
+type warmUp struct {
+	took time.Duration
+	err  error
 }
 
 // callOptions are the settings of one call that the exported functions leave
@@ -227,6 +244,11 @@ func statusErr(rc C.int, msg string) error {
 }
 
 func (l *library) devices() ([]Device, error) {
+	l.devsOnce.Do(func() { l.devs, l.devsErr = l.queryDevices() })
+	return l.devs, l.devsErr
+}
+
+func (l *library) queryDevices() ([]Device, error) {
 	var buf [512]C.char
 	var n C.int
 	if rc := C.gg_count(l.l, &n, &buf[0], C.size_t(len(buf))); rc != C.GGC_OK {
@@ -275,6 +297,66 @@ func Devices() ([]Device, error) {
 		return nil, err
 	}
 	return l.devices()
+}
+
+// WarmUp prepares CUDA device device for the calls to come (ggc_warm_up:
+// its context, its properties and every kernel's code loaded), once per
+// process and library: later calls return the first one's outcome at once.
+// It returns how long the first one took. Calls warm their device up
+// themselves; WarmUp lets a caller do it ahead, beside other work (the
+// self-validation computes its CPU references meanwhile).
+func WarmUp(device int) (time.Duration, error) {
+	fn, l, err := libFn("ggc_warm_up")
+	if err != nil {
+		return 0, err
+	}
+	if err := Check(device); err != nil {
+		return 0, err
+	}
+	l.warmMu.Lock()
+	defer l.warmMu.Unlock()
+	if w, ok := l.warm[device]; ok {
+		return w.took, w.err
+	}
+	l.calls.Lock()
+	t := time.Now()
+	var buf [512]C.char
+	rc := C.gg_warm_up(fn, C.int(device), &buf[0], C.size_t(len(buf)))
+	w := warmUp{took: time.Since(t), err: statusErr(rc, C.GoString(&buf[0]))}
+	l.calls.Unlock()
+	if l.warm == nil {
+		l.warm = map[int]warmUp{}
+	}
+	l.warm[device] = w
+	return w.took, w.err
+}
+
+// CachedMemory returns the memory the library keeps for device between
+// calls: idle device allocations (reused by the next calls, at most an
+// eighth of the device's memory) and its pinned host staging buffer.
+func CachedMemory(device int) (deviceBytes, pinnedBytes int64, err error) {
+	return memoryCall("ggc_cached_memory", device)
+}
+
+// ReleaseMemory frees what CachedMemory reports (the staging buffer unless
+// a call is using it) and returns the bytes freed: for a process that hands
+// the device to other work after its Gram matrices.
+func ReleaseMemory(device int) (deviceBytes, pinnedBytes int64, err error) {
+	return memoryCall("ggc_release_memory", device)
+}
+
+// memoryCall calls the library's function name of the ggc_cached_memory
+// signature for device.
+func memoryCall(name string, device int) (int64, int64, error) {
+	fn, l, err := libFn(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	l.calls.Lock()
+	defer l.calls.Unlock()
+	var db, pb C.int64_t
+	C.gg_memory(fn, C.int(device), &db, &pb)
+	return int64(db), int64(pb), nil
 }
 
 // MarginalizedGram writes K(X[i], Y[j]) to out[i*len(Y)+j] on CUDA device

@@ -15,6 +15,7 @@ import "C"
 type emuLive struct {
 	Streams, Events, DevAllocs, DevBytes, Pinned int64
 	PinnedCalls                                  int64 // cudaMallocHost calls so far
+	DevAllocCalls                                int64 // cudaMalloc calls so far
 }
 
 // emuCounts returns the emulated runtime's live objects.
@@ -23,9 +24,9 @@ func emuCounts() (emuLive, error) {
 	if err != nil {
 		return emuLive{}, err
 	}
-	var c [6]C.int64_t
+	var c [7]C.int64_t
 	C.gg_emu_counts(fn, &c[0])
-	return emuLive{int64(c[0]), int64(c[1]), int64(c[2]), int64(c[3]), int64(c[4]), int64(c[5])}, nil
+	return emuLive{int64(c[0]), int64(c[1]), int64(c[2]), int64(c[3]), int64(c[4]), int64(c[5]), int64(c[6])}, nil
 }
 
 // emuFailAfter makes the n-th next fallible runtime call fail (n <= 0: none)

@@ -3,6 +3,8 @@
 package cuda
 
 import (
+	"time"
+
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
@@ -70,6 +72,18 @@ func ExplicitGram(X, Y *sparsegram.Features, symmetric bool, semiring sparsegram
 func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
 	return nil, ErrNotBuilt
 }
+
+// WarmUp prepares a CUDA device for the calls to come; without the cuda tag
+// it returns ErrNotBuilt.
+func WarmUp(device int) (time.Duration, error) { return 0, ErrNotBuilt }
+
+// CachedMemory returns the memory kept for a device between calls; without
+// the cuda tag it returns ErrNotBuilt.
+func CachedMemory(device int) (deviceBytes, pinnedBytes int64, err error) { return 0, 0, ErrNotBuilt }
+
+// ReleaseMemory frees the memory kept for a device between calls; without
+// the cuda tag it returns ErrNotBuilt.
+func ReleaseMemory(device int) (deviceBytes, pinnedBytes int64, err error) { return 0, 0, ErrNotBuilt }
 
 // EmulatedLaunchTimeout is the emulated library's test hook; without CUDA
 // there is none.

@@ -240,6 +240,9 @@ type deviceInfoJSON struct {
 	// LastAuto is the latest device="auto" decision of the process on this
 	// device and its reason; "" when none.
 	LastAuto string `json:"last_auto"`
+	// KeptBytes is the memory kept for the device's next calls: idle device
+	// allocations and the pinned host staging buffer (cuda.CachedMemory).
+	KeptBytes int64 `json:"kept_bytes"`
 }
 
 // Devices reports, as a JSON object, whether this build has the CUDA backend,
@@ -269,8 +272,31 @@ func Devices(library string) (report string, err error) {
 		}
 		last, _ := lastAuto.Load(d.Index)
 		lastS, _ := last.(string)
-		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors, v, auto, lastS})
+		db, pb, _ := cuda.CachedMemory(d.Index)
+		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors, v, auto, lastS, db + pb})
 	}
 	b, err := json.Marshal(r)
 	return string(b), err
+}
+
+// ReleaseGPUMemory frees the memory kept for later calls on every device of
+// the CUDA library (at library, or the default lookup when "") and returns
+// how many bytes it freed: 0 without a usable device.
+func ReleaseGPUMemory(library string) (freed int64, err error) {
+	defer guard(&err)
+	if library != "" {
+		cuda.SetLibraryPath(library)
+	}
+	devs, derr := cuda.Devices()
+	if derr != nil {
+		return 0, nil
+	}
+	for _, d := range devs {
+		db, pb, err := cuda.ReleaseMemory(d.Index)
+		if err != nil {
+			return freed, err
+		}
+		freed += db + pb
+	}
+	return freed, nil
 }

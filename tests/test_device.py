@@ -71,7 +71,7 @@ def test_devices_report():
     if info["usable"]:
         assert info["reason"] == "" and info["devices"]
         for d in info["devices"]:
-            assert d["memory_bytes"] > 0 and d["name"]
+            assert d["memory_bytes"] > 0 and d["name"] and d["kept_bytes"] >= 0
             assert d["validation"] is None or d["validation"]["state"] in ("passed", "failed")
     else:
         # No GPU on the machines the tests run on: the reason is one line naming the cause.
@@ -79,6 +79,7 @@ def test_devices_report():
         assert ("built without CUDA" in info["reason"]) != info["built"]
         with pytest.raises(RuntimeError, match="device='cuda' cannot be used: " + re.escape(info["reason"][:40])):
             MarginalizedGraphKernel(device="cuda")(datasets.load_mutag()[0][:2])
+        assert graphgram.release_gpu_memory() == 0
 
 
 def test_validate_gpu_switch():

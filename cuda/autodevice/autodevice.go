@@ -333,6 +333,10 @@ func sample(device int, k costmodel.Kind, prec cuda.Precision, cores int) (s tim
 	if s.cpuSeconds, err = timed(2, cpu); err != nil {
 		return s, fmt.Errorf("CPU: %w", err)
 	}
+	// A device not yet warmed up would load its kernels inside the timing.
+	if _, err := cuda.WarmUp(device); err != nil {
+		return s, fmt.Errorf("GPU: %w", err)
+	}
 	part := X[:subsample]
 	s.gpu = WorkloadOf(k, part, nil, true)
 	if s.gpuSeconds, err = timed(1, func() error { return gpu(part) }); err != nil {

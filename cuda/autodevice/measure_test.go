@@ -3,6 +3,7 @@ package autodevice
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -116,9 +117,11 @@ func TestMeasureIssue50(t *testing.T) {
 		t.Skipf("no CUDA device: %v", err)
 	}
 	only := strings.Split(os.Getenv("GGCUDA_MEASURE_SETS"), ",")
+	sets := measureSets(t)
+	first := firstCall(t, sets[1])
 	reg := NewRegistry()
 	var rows []measurement
-	for _, set := range measureSets(t) {
+	for _, set := range sets {
 		if only[0] != "" && !slices.Contains(only, set.name) {
 			continue
 		}
@@ -164,7 +167,7 @@ func TestMeasureIssue50(t *testing.T) {
 		}
 	}
 	if out := os.Getenv("GGCUDA_MEASURE_OUT"); out != "" {
-		b, err := json.MarshalIndent(map[string]any{"cores": runtime.GOMAXPROCS(0), "rows": rows,
+		b, err := json.MarshalIndent(map[string]any{"cores": runtime.GOMAXPROCS(0), "rows": rows, "first_call": first,
 			"date": time.Now().UTC().Format(time.RFC3339)}, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -173,4 +176,46 @@ func TestMeasureIssue50(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// firstCallTimes are the wall times of a process's first device calls
+// (issue #50 item 5): cuda.WarmUp (context, properties, kernels loaded),
+// then set's float64 Gram matrix twice ($GGCUDA_MEASURE_FIRST graphs of it,
+// default all).
+type firstCallTimes struct {
+	Set          string  `json:"set"`
+	WarmUpMS     float64 `json:"warm_up_ms"`
+	FirstCallMS  float64 `json:"first_call_ms"`
+	SecondCallMS float64 `json:"second_call_ms"`
+	SolveMS      float64 `json:"second_call_solve_ms"`
+}
+
+// firstCall measures firstCallTimes on set; it must run before any other
+// device call of the process.
+func firstCall(t *testing.T, set measureSet) firstCallTimes {
+	if n, err := strconv.Atoi(os.Getenv("GGCUDA_MEASURE_FIRST")); err == nil && n > 0 && n < len(set.gs) {
+		set.gs = set.gs[:n] // a smaller run (the emulated library)
+		set.name = fmt.Sprintf("%s (first %d)", set.name, n)
+	}
+	f := firstCallTimes{Set: set.name}
+	took, err := cuda.WarmUp(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WarmUpMS = took.Seconds() * 1e3
+	out := make([]float64, len(set.gs)*len(set.gs))
+	for k, ms := range []*float64{&f.FirstCallMS, &f.SecondCallMS} {
+		var st cuda.Stats
+		t0 := time.Now()
+		if _, err := cuda.MarginalizedGramStats(set.gs, nil, nil, nil, true, set.opt, 0, cuda.Float64, out, nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		*ms = time.Since(t0).Seconds() * 1e3
+		if k == 1 {
+			f.SolveMS = st.SolveMS
+		}
+	}
+	t.Logf("first calls of the process, %s, float64: warm-up %.1f ms, then %.1f ms and %.1f ms (solve %.1f ms)",
+		set.name, f.WarmUpMS, f.FirstCallMS, f.SecondCallMS, f.SolveMS)
+	return f
 }

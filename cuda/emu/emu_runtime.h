@@ -57,7 +57,7 @@
 namespace emu {
 // Live objects of the runtime (leak checks).
 struct live_counts {
-    std::atomic<int64_t> streams{0}, events{0}, dev_allocs{0}, dev_bytes{0}, pinned{0}, pinned_calls{0};
+    std::atomic<int64_t> streams{0}, events{0}, dev_allocs{0}, dev_bytes{0}, pinned{0}, pinned_calls{0}, dev_alloc_calls{0};
 };
 inline live_counts& live() {
     static live_counts c;
@@ -404,6 +404,7 @@ inline cudaError_t cudaMalloc(void** p, size_t bytes) {
         return cudaErrorMemoryAllocation;
     }
     emu::live().dev_allocs++;
+    emu::live().dev_alloc_calls++;
     emu::live().dev_bytes += (int64_t)bytes;
     memcpy(b, &bytes, sizeof bytes);
     memset(b + hdr, emu::POISON, 2 * emu::GUARD + bytes);
@@ -477,6 +478,11 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
 }
 // An injected failure still synchronizes (as a real one reporting an earlier
 // asynchronous error does).
+inline cudaError_t cudaDeviceSynchronize() {
+    emu::sync_all();
+    if (emu::lost()) return (cudaError_t)emu::lost().load();
+    return emu::inject() ? cudaErrorInvalidValue : cudaSuccess;
+}
 inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     if (s)
         s->sync();
@@ -573,11 +579,11 @@ inline cudaError_t cudaGetLastError() {
 
 // Emulation only (tests): live runtime objects, and the fault injection
 // (above). counts[]: streams, events, device allocations, device bytes,
-// pinned host allocations, cudaMallocHost calls so far.
+// pinned host allocations, cudaMallocHost calls so far, cudaMalloc calls so far.
 extern "C" __attribute__((visibility("default"))) void ggc_emu_counts(int64_t* counts) {
     const emu::live_counts& c = emu::live();
     counts[0] = c.streams, counts[1] = c.events, counts[2] = c.dev_allocs, counts[3] = c.dev_bytes;
-    counts[4] = c.pinned, counts[5] = c.pinned_calls;
+    counts[4] = c.pinned, counts[5] = c.pinned_calls, counts[6] = c.dev_alloc_calls;
 }
 // ggc_emu_fail_after(n): the n-th next fallible runtime call fails (n <= 0:
 // none); returns the countdown left from the previous setting (0 when its

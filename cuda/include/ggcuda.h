@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define GGC_ABI_VERSION 5
+#define GGC_ABI_VERSION 6
 
 /* The library is built with hidden visibility; the API is exported. */
 #if defined(__GNUC__)
@@ -155,6 +155,23 @@ GGC_API int ggc_device_count(int* count, char* err, size_t errlen);
 /* ggc_device_info describes device dev. */
 GGC_API int ggc_device_info(int dev, char* name, size_t namelen, int* cc_major, int* cc_minor,
                     int64_t* total_mem, int* sm_count, char* err, size_t errlen);
+
+/* ggc_warm_up prepares device dev for the calls to come, so that the first
+ * of them pays for its own work only: it creates the device's context, reads
+ * its properties (kept for the process) and loads every kernel's code (which
+ * the runtime otherwise loads on a kernel's first launch). Calls do all of
+ * this themselves where it has not been done; it is worth calling ahead, in
+ * parallel with other work. */
+GGC_API int ggc_warm_up(int dev, char* err, size_t errlen);
+
+/* Device memory a call allocated is kept for the next calls on the device
+ * (at most an eighth of its memory; an allocation the free memory cannot
+ * serve frees it first), and so is one pinned host staging buffer a device.
+ * ggc_cached_memory says how many bytes are kept for dev; ggc_release_memory
+ * frees them (the staging buffer unless a call is using it) and says how
+ * many bytes it freed. */
+GGC_API int ggc_cached_memory(int dev, int64_t* device_bytes, int64_t* pinned_bytes);
+GGC_API int ggc_release_memory(int dev, int64_t* device_bytes, int64_t* pinned_bytes);
 
 /* ggc_mgk_gram computes the marginalized-kernel Gram matrix out[i*ny + j] =
  * K(X[i], Y[j]) (Y == NULL or symmetric: Y is X). iters and resid (optional,

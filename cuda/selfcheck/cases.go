@@ -179,13 +179,33 @@ func run(device int, skew float64) (compared int, err error) {
 			err = fmt.Errorf("the validation panicked: %v", r)
 		}
 	}()
+	// The device is warmed up (context, kernels loaded: cuda.WarmUp) while
+	// the CPU computes the references, so that neither waits for the other.
+	warm := make(chan error, 1)
+	go func() {
+		_, err := cuda.WarmUp(device)
+		warm <- err
+	}()
 	X := validationGraphs()
 	n := len(X)
-	for _, c := range validationCases(X) {
-		want := make([]float64, n*n)
-		if err := c.cpu(want); err != nil {
-			return compared, fmt.Errorf("%s failed on the CPU: %v", c.name, err)
+	cases := validationCases(X)
+	wants := make([][]float64, len(cases))
+	var cpuErr error
+	for i, c := range cases {
+		wants[i] = make([]float64, n*n)
+		if err := c.cpu(wants[i]); err != nil {
+			cpuErr = fmt.Errorf("%s failed on the CPU: %v", c.name, err)
+			break
 		}
+	}
+	if err := <-warm; err != nil {
+		return compared, fmt.Errorf("the warm-up failed on the device: %v", err)
+	}
+	if cpuErr != nil {
+		return compared, cpuErr
+	}
+	for i, c := range cases {
+		want := wants[i]
 		for _, v := range c.variants {
 			if err := compareDevice(c.name+", "+v.label, v, device, n, want, skew); err != nil {
 				return compared, err

@@ -22,6 +22,7 @@
 #include "ggcuda.h"
 #include "mgk.cuh"
 #include "plan.cuh"
+#include "resources.cuh"
 #include "sp.cuh"
 
 using namespace gg;
@@ -96,19 +97,6 @@ struct EventPool {
         cudaError_t r = cudaEventCreate(e);
         if (r == cudaSuccess) ev.push_back(*e);
         return r;
-    }
-};
-
-// Arena: device allocations freed together.
-struct Arena {
-    std::vector<void*> ptrs;
-    ~Arena() {
-        for (void* p : ptrs) cudaFree(p);
-    }
-    cudaError_t alloc(void** p, size_t bytes) {
-        cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
-        if (e == cudaSuccess) ptrs.push_back(*p);
-        return e;
     }
 };
 
@@ -215,10 +203,10 @@ int solve_wide(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs&
 // max_blocks_of is the persistent grid of kernel k without dynamic shared
 // memory: what fits the device's multiprocessors, at most max_blocks (> 0).
 template <typename K>
-int64_t max_blocks_of(K k, const cudaDeviceProp& prop, int max_blocks) {
+int64_t max_blocks_of(K k, const DeviceProps& prop, int max_blocks) {
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, MGK_THREADS, 0) != cudaSuccess) per_sm = 1;
-    int64_t g = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+    int64_t g = std::max(1, per_sm) * (int64_t)prop.sm_count;
     return max_blocks > 0 ? std::min<int64_t>(g, max_blocks) : g;
 }
 
@@ -244,8 +232,8 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     if (jobs.empty()) return GGC_OK;
     int dev;
     CK(cudaGetDevice(&dev));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, dev));
+    DeviceProps prop;
+    CK(device_props(dev, &prop));
     // The solver kernel of these jobs, as a function pointer for the
     // attribute and occupancy calls (one type for both kernels is not
     // possible: their parameters differ).
@@ -257,14 +245,10 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     // leaves room for MGK_MIN_BLOCKS blocks an SM with their static shared
     // memory and the system's reserve. The carveout between L1 and shared
     // memory is left to the driver, which sizes it to the launch.
-    int smem_sm = 0, smem_optin = 0, smem_reserved = 0;
-    CK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-    CK(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    CK(cudaDeviceGetAttribute(&smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, solver));
     const int64_t static_smem = std::max<int64_t>((int64_t)fa.sharedSizeBytes, (int64_t)sizeof(MgkShared<T>));
-    const int64_t stage_max = stage_budget(smem_sm, smem_optin, smem_reserved, static_smem, stage_limit);
+    const int64_t stage_max = stage_budget(prop.smem_sm, prop.smem_optin, prop.smem_reserved, static_smem, stage_limit);
     const size_t nj = jobs.size();
     // Which pairs are staged, and the most dynamic shared memory a launch of
     // this call takes (opted in above 48 KiB).
@@ -275,8 +259,8 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
                   : cudaFuncSetAttribute(solve, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)call_dyn));
     const MgkWords words = mgk_words(hx, hy, jobs, np, Table);
     const int64_t total = words.total, largest = words.largest;
-    size_t free_b = 0, total_b = 0;
-    CK(cudaMemGetInfo(&free_b, &total_b));
+    size_t free_b = 0;
+    CK(free_memory(dev, &free_b));
     const int64_t fixed = (int64_t)nj * (int64_t)(sizeof(MgkJob) + sizeof(MgkResult) + sizeof(int) + sizeof(double) * np) + 64;
     int64_t avail = (int64_t)(FREE_SHARE * (double)free_b) - fixed;
     // mem_limit (tests) simulates a device of that size: the graphs, already
@@ -327,7 +311,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
     if (warps) {
         int per_sm = 0;
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wsolve, MGK_THREADS, 0));
-        warp_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+        warp_grid = std::max(1, per_sm) * (int64_t)prop.sm_count;
         if (max_blocks > 0) warp_grid = std::min<int64_t>(warp_grid, max_blocks);
     }
     for (size_t k0 = 0; k0 < nj;) {
@@ -347,7 +331,7 @@ int run_jobs(const DevGraphs<T>& dx, const DevGraphs<T>& dy, const ggc_graphs& h
             CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gsolve, MGK_THREADS, (size_t)dyn));
         else
             CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, solve, MGK_THREADS, (size_t)dyn));
-        int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+        int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.sm_count;
         if (max_blocks > 0) max_grid = std::min<int64_t>(max_grid, max_blocks);
         CK(cudaMemcpyAsync(djobs + k0, jobs.data() + k0, sizeof(MgkJob) * n, cudaMemcpyHostToDevice, st));
         auto prep = mgk_prep<T, Table>;
@@ -529,13 +513,13 @@ extern "C" int ggc_device_count(int* count, char* err, size_t errlen) {
 
 extern "C" int ggc_device_info(int dev, char* name, size_t namelen, int* cc_major, int* cc_minor, int64_t* total_mem,
                                int* sm_count, char* err, size_t errlen) {
-    cudaDeviceProp p;
-    CK(cudaGetDeviceProperties(&p, dev));
+    DeviceProps p;
+    CK(device_props(dev, &p));
     if (name && namelen) snprintf(name, namelen, "%s", p.name);
     *cc_major = p.major;
     *cc_minor = p.minor;
-    *total_mem = (int64_t)p.totalGlobalMem;
-    *sm_count = p.multiProcessorCount;
+    *total_mem = p.total_mem;
+    *sm_count = p.sm_count;
     return GGC_OK;
 }
 
@@ -632,24 +616,36 @@ constexpr int64_t SP_CHUNK_MIN_BYTES = int64_t(64) << 20;
 // ggc_emu_release_host_buffers in the emulation's tests). Its mutex is held
 // by the call using it; calls come from several threads at once, and one that
 // finds its device's buffer in use stages in ordinary memory instead.
-constexpr int PINNED_DEVICES = 64;
 struct PinnedBuf {
     std::mutex m;
     void* p = nullptr;
     size_t cap = 0;
 };
 struct PinnedCache {
-    PinnedBuf dev[PINNED_DEVICES];
+    PinnedBuf dev[MAX_DEVICES];
     ~PinnedCache() { release(); }
     // release frees the buffers not in use (one in use at exit is left to
     // the process's end rather than waited for).
     void release() {
-        for (PinnedBuf& b : dev) {
-            if (!b.m.try_lock()) continue;
-            if (b.p) cudaFreeHost(b.p);
-            b.p = nullptr, b.cap = 0;
-            b.m.unlock();
-        }
+        for (int d = 0; d < MAX_DEVICES; d++) release(d);
+    }
+    // release(d) frees device d's buffer unless in use, returning its bytes.
+    int64_t release(int d) {
+        if (d < 0 || d >= MAX_DEVICES) return 0;
+        PinnedBuf& b = dev[d];
+        if (!b.m.try_lock()) return 0;
+        const int64_t n = b.p ? (int64_t)b.cap : 0;
+        if (b.p) cudaFreeHost(b.p);
+        b.p = nullptr, b.cap = 0;
+        b.m.unlock();
+        return n;
+    }
+    // held returns the bytes of device d's buffer (0 while in use).
+    int64_t held(int d) {
+        if (d < 0 || d >= MAX_DEVICES || !dev[d].m.try_lock()) return 0;
+        const int64_t n = dev[d].p ? (int64_t)dev[d].cap : 0;
+        dev[d].m.unlock();
+        return n;
     }
 };
 // First used after the call's streams are created, so destroyed before the
@@ -673,7 +669,7 @@ struct HostStaging {
     }
     bool alloc(int device, size_t bytes) {
         bytes = bytes ? bytes : 1;
-        if (device >= 0 && device < PINNED_DEVICES && pinned_cache().dev[device].m.try_lock()) {
+        if (device >= 0 && device < MAX_DEVICES && pinned_cache().dev[device].m.try_lock()) {
             PinnedBuf& b = pinned_cache().dev[device];
             if (b.cap < bytes) {
                 if (b.p) cudaFreeHost(b.p);
@@ -819,8 +815,8 @@ int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_progra
     CK(ar.alloc((void**)&dres, sizeof(double) * nj));
     CK(ar.alloc((void**)&counter, sizeof(int)));
     // Work space: the node-kernel matrices of one chunk.
-    size_t free_b = 0, total_b = 0;
-    CK(cudaMemGetInfo(&free_b, &total_b));
+    size_t free_b = 0;
+    CK(free_memory(o->device, &free_b));
     int64_t avail = (int64_t)(FREE_SHARE * (double)free_b);
     if (o->mem_limit > 0)
         avail = std::min<int64_t>(avail, o->mem_limit - gbytes - tbytes - (int64_t)nj * (int64_t)(sizeof(SpJob) + 8) - 64);
@@ -913,13 +909,11 @@ int sp_pairs(const ggc_sp_graphs* X, const ggc_sp_graphs* Y, const ggc_mk_progra
     }
     CK(cudaEventRecord(ev_tab1, ks));
 
-    int dev;
-    CK(cudaGetDevice(&dev));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, dev));
+    DeviceProps prop;
+    CK(device_props(o->device, &prop));
     int per_sm = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sp_walk<T>, SP_THREADS, 0));
-    int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.multiProcessorCount;
+    int64_t max_grid = std::max(1, per_sm) * (int64_t)prop.sm_count;
     if (o->blocks > 0) max_grid = std::min<int64_t>(max_grid, o->blocks);
 #if defined(GG_EMU)
     // Test only (emulated library): skip the compute stream's wait for a
@@ -1136,19 +1130,17 @@ int explicit_gram(const ggc_csr* X, const ggc_csr* Y, const ggc_explicit_options
         return GGC_ERR_OOM;
     }
     CK(cudaSetDevice(o->device));
-    size_t free_b = 0, total_b = 0;
-    CK(cudaMemGetInfo(&free_b, &total_b));
+    size_t free_b = 0;
+    CK(free_memory(o->device, &free_b));
     if ((double)bytes > FREE_SHARE * (double)free_b) {
         char a[64];
         snprintf(a, sizeof a, "%.3g GB", double(bytes) / 1e9);
         say(err, errlen, "device memory exhausted: the result, panels and index need %s", a);
         return GGC_ERR_OOM;
     }
-    int dev;
-    CK(cudaGetDevice(&dev));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, dev));
-    // Destroyed in reverse order: the allocations first (cudaFree
+    DeviceProps prop;
+    CK(device_props(o->device, &prop));
+    // Destroyed in reverse order: the allocations first (the arena
     // synchronizes), then the events and the stream; the host arrays above
     // outlive every copy queued from them.
     Streams ss;
@@ -1180,7 +1172,7 @@ int explicit_gram(const ggc_csr* X, const ggc_csr* Y, const ggc_explicit_options
     CK(upload(ar, &dwpre, wpre.data(), R + 1, st));
     CK(cudaEventRecord(ev[1], st));
     const bool is_min = o->semiring == GGC_SUM_MIN;
-    const int64_t max_grid = EX_BLOCKS_PER_SM * (int64_t)prop.multiProcessorCount;
+    const int64_t max_grid = EX_BLOCKS_PER_SM * (int64_t)prop.sm_count;
     int64_t grid_used = 0;
     if (pw > 0 && nx > 0 && ny > 0) {
         const int64_t tiles = (int64_t)((nx + EX_TILE - 1) / EX_TILE) * ((ny + EX_TILE - 1) / EX_TILE);
@@ -1242,4 +1234,71 @@ extern "C" int ggc_explicit_gram(const ggc_csr* X, const ggc_csr* Y, const ggc_e
     if (stats) memset(stats, 0, sizeof(*stats));
     if (X->num_rows == 0 || y->num_rows == 0) return GGC_OK;
     return explicit_gram(X, y, o, out, stats, err, errlen);
+}
+
+namespace {
+
+// load_kernels asks for the attributes of every kernel in precision T, which
+// loads its code: the runtime otherwise loads a kernel on its first launch
+// (lazy module loading, the default since CUDA 12.2), inside a user's call.
+template <typename T>
+cudaError_t load_kernels() {
+    const void* ks[] = {
+        reinterpret_cast<const void*>(mgk_prep<T, true>),         reinterpret_cast<const void*>(mgk_prep<T, false>),
+        reinterpret_cast<const void*>(mgk_solve<T, true>),        reinterpret_cast<const void*>(mgk_solve<T, false>),
+        reinterpret_cast<const void*>(mgk_solve_warp<T, true>),   reinterpret_cast<const void*>(mgk_solve_warp<T, false>),
+        reinterpret_cast<const void*>(mgk_gsolve<T, true>),       reinterpret_cast<const void*>(mgk_gsolve<T, false>),
+        reinterpret_cast<const void*>(mgk_gterms<T, true>),       reinterpret_cast<const void*>(mgk_gterms<T, false>),
+        reinterpret_cast<const void*>(mgk_nodal_out<T>),          reinterpret_cast<const void*>(mgk_wide_rhs<T, true>),
+        reinterpret_cast<const void*>(mgk_wide_rhs<T, false>),    reinterpret_cast<const void*>(mgk_wide_init<T>),
+        reinterpret_cast<const void*>(mgk_wide_matvec<T, true>),  reinterpret_cast<const void*>(mgk_wide_matvec<T, false>),
+        reinterpret_cast<const void*>(mgk_wide_update<T>),        reinterpret_cast<const void*>(mgk_wide_direction<T>),
+        reinterpret_cast<const void*>(mgk_wide_value<T>),         reinterpret_cast<const void*>(mgk_wide_scalar<T>),
+        reinterpret_cast<const void*>(sp_length_table<T>),        reinterpret_cast<const void*>(sp_vertex<T>),
+        reinterpret_cast<const void*>(sp_walk<T>),
+    };
+    for (const void* k : ks) {
+        cudaFuncAttributes a;
+        cudaError_t e = cudaFuncGetAttributes(&a, k);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t load_explicit_kernels() {
+    const void* ks[] = {reinterpret_cast<const void*>(ex_dense<GGC_SUM_MIN>),
+                        reinterpret_cast<const void*>(ex_dense<GGC_SUM_PRODUCT>),
+                        reinterpret_cast<const void*>(ex_sparse<GGC_SUM_MIN>),
+                        reinterpret_cast<const void*>(ex_sparse<GGC_SUM_PRODUCT>), reinterpret_cast<const void*>(ex_finish)};
+    for (const void* k : ks) {
+        cudaFuncAttributes a;
+        cudaError_t e = cudaFuncGetAttributes(&a, k);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+}  // namespace
+
+extern "C" int ggc_warm_up(int dev, char* err, size_t errlen) {
+    CK(cudaSetDevice(dev));
+    CK(cudaFree(nullptr));  // creates the device's context now
+    DeviceProps p;
+    CK(device_props(dev, &p));
+    CK(load_kernels<double>());
+    CK(load_kernels<float>());
+    CK(load_explicit_kernels());
+    return GGC_OK;
+}
+
+extern "C" int ggc_cached_memory(int dev, int64_t* device_bytes, int64_t* pinned_bytes) {
+    *device_bytes = memory_cache().idle(dev);
+    *pinned_bytes = pinned_cache().held(dev);
+    return GGC_OK;
+}
+
+extern "C" int ggc_release_memory(int dev, int64_t* device_bytes, int64_t* pinned_bytes) {
+    *device_bytes = memory_cache().release(dev);
+    *pinned_bytes = pinned_cache().release(dev);
+    return GGC_OK;
 }

@@ -28,12 +28,13 @@ The boundary to the Go core
     errors; ``_packing`` lays out a call's graphs, ``_memory`` checks results fit.
 
 Settings: :func:`set_config`, :func:`get_config`, :func:`config_context`.
-GPUs: :func:`devices` says which graphgram can use, or why none.
+GPUs: :func:`devices` says which graphgram can use, or why none; :func:`release_gpu_memory`
+frees what it keeps for its next GPU calls.
 """
 
 from . import datasets, gaussian_process, microkernels, molecules
 from .gaussian_process import LowRankGaussianProcessRegressor, LowRankGraphKernel
-from ._backend import devices
+from ._backend import devices, release_gpu_memory
 from ._config import config_context, get_config, set_config
 from .graph import Graph
 from ._version import __version__
@@ -51,4 +52,4 @@ __all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalk
            "molecular_kernel", "molecular_gp_kernel", "WassersteinWLKernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
-           "config_context", "devices", "__version__"]
+           "config_context", "devices", "release_gpu_memory", "__version__"]

@@ -104,7 +104,8 @@ def devices():
         the rates measured on earlier GPUs until the process has timed its
         sample on this one); and ``last_auto``, the latest ``device="auto"``
         decision of the process on this device with its predicted times
-        ("" before any).
+        ("" before any); ``kept_bytes``, the memory kept for the device's
+        next calls (see :func:`release_gpu_memory`).
 
     Examples
     --------
@@ -114,6 +115,23 @@ def devices():
     ['built', 'devices', 'library', 'reason', 'usable']
     """
     return json.loads(_call(_pybind.Devices, cuda_library()))
+
+
+def release_gpu_memory():
+    """Free the memory graphgram keeps for its next GPU calls.
+
+    A call's device memory, up to an eighth of the device's, and one pinned
+    host staging buffer a device are kept for the process's next calls (a GP
+    fit makes hundreds of calls of one size); ``devices()`` reports them as
+    ``kept_bytes``. Call this before handing the GPU to other work (PyTorch,
+    another process); the next graphgram call allocates again.
+
+    Returns
+    -------
+    int
+        The bytes freed, 0 without a usable GPU.
+    """
+    return int(_call(_pybind.ReleaseGPUMemory, cuda_library()))
 
 
 def go_version():
