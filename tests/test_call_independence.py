@@ -162,3 +162,18 @@ def test_low_rank_within_rounding():
         np.testing.assert_allclose(lr([POOL[i] for i in x]), K[np.ix_(x, x)], rtol=2e-15, atol=0)
         np.testing.assert_allclose(lr([POOL[i] for i in x], [POOL[j] for j in y]), K[np.ix_(x, y)], rtol=2e-15,
                                    atol=0)
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_library_gives_the_lists_bits(name):
+    """A GraphLibrary of the pool (issue #51) computes every entry with the same
+    bits as the list: a slice (a view), an index array (a copy), and a library
+    against a list."""
+    from graphgram.library import GraphLibrary
+    k, K = reference(name)
+    lib = GraphLibrary.from_graphs(POOL)
+    y = np.array([7, 3, 100, 3, 55])
+    assert_bit_identical(k(lib[10:30]), K[10:30, 10:30], "K(library slice)")
+    assert_bit_identical(k(lib[10:30], lib[y]), K[np.ix_(np.arange(10, 30), y)], "K(slice, index array)")
+    assert_bit_identical(k([POOL[i] for i in y], lib[40:52]), K[np.ix_(y, np.arange(40, 52))], "K(list, library)")
+    assert_bit_identical(k.diag(lib[y]), np.diag(K)[y], "diag(library)")

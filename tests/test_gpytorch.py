@@ -117,6 +117,31 @@ def test_other_kernels_give_the_sklearn_values(pool, make):
     np.testing.assert_array_equal(K, kernel(pool, [pool[4], pool[0], pool[9]]))
 
 
+@pytest.mark.parametrize("make, from_features", [
+    (lambda: WeisfeilerLehmanKernel(3, "element", normalize=True, verbose=False), True),
+    (lambda: WeisfeilerLehmanKernel(2, "element", base="optimal_assignment", normalize=0.5, verbose=False), True),
+    (lambda: graphgram.VertexHistogramKernel(node_label="element"), True),
+    (lambda: NeighborhoodHashKernel(node_label="element"), False),  # no feature map (a min-max ratio)
+    (lambda: graphgram.HashGraphKernel(attributes="neighbors", node_label="element", n_hashes=3), False),
+], ids=["wl", "wl_oa", "vertex_histogram", "neighborhood_hash", "hash"])
+def test_explicit_kernels_score_from_the_pools_features(pool, make, from_features):
+    """Explicit-feature kernels with integer features compute their blocks from the
+    pool's feature map, computed once (issue #51 item 2), with the core's bits; the
+    others (float features) compute them as any kernel does."""
+    kernel = make()
+    library = graphgram.GraphLibrary.from_graphs(pool)
+    for graphs in (pool, library):
+        k = GPyTorchGraphKernel(kernel, graphs)
+        with torch.no_grad():
+            K = k(indices(*range(12)), indices(4, 0, 9, 4)).to_dense().numpy()
+            S = k(indices(*range(7))).to_dense().numpy()
+            d = k(indices(*range(12)), diag=True).numpy()
+        assert (k._cache.features is not False) == from_features
+        np.testing.assert_array_equal(K, kernel(pool, [pool[4], pool[0], pool[9], pool[4]]))
+        np.testing.assert_array_equal(S, kernel(pool[:7]))
+        np.testing.assert_array_equal(d, kernel.diag(pool))
+
+
 def test_gradient_equals_the_sklearn_gradient(pool):
     k = GPyTorchGraphKernel(molecular_kernel(verbose=False), pool)
     x = indices(*range(10))

@@ -37,6 +37,7 @@ from .gaussian_process import LowRankGaussianProcessRegressor, LowRankGraphKerne
 from ._backend import devices, release_gpu_memory
 from ._config import config_context, get_config, set_config
 from .graph import Graph
+from .library import GraphLibrary
 from ._version import __version__
 from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel,
                       MarginalizedGraphKernel, NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel,
@@ -46,7 +47,7 @@ from .kernels import WassersteinWLKernel
 from .kernels import GraphHopperKernel
 from .kernels import OddSthKernel, PyramidMatchKernel
 
-__all__ = ["Graph", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
+__all__ = ["Graph", "GraphLibrary", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
            "molecular_kernel", "molecular_gp_kernel", "WassersteinWLKernel", "LowRankGraphKernel",

@@ -9,6 +9,9 @@ during the call; it lives only for that call.
 
 import numpy as np
 
+from .graph import edge_counts, node_counts
+from .library import GraphLibrary
+
 __all__ = ["Packed", "pack"]
 
 # Word 0 of every descriptor; Go refuses descriptors of another version.
@@ -89,38 +92,60 @@ def _kind_of(arr):
     return "str" if arr.dtype.kind in "UO" else "num"
 
 
+class _Coded:
+    """A library's string attribute: codes into its sorted vocabulary."""
+
+    def __init__(self, codes, vocab):
+        self.codes, self.vocab = codes, vocab
+        self.ndim, self.shape, self.size, self.dtype = 1, codes.shape, codes.size, vocab.dtype
+
+
+def _parts(name, graphs, kind, attr):
+    """(where, count, values, names of the attributes there) of each part of a
+    list: each graph of a list of graphs, or a library whole (its strings as
+    _Coded); values None where the attribute is missing."""
+    if isinstance(graphs, GraphLibrary):
+        entry = graphs._attribute(kind, attr)
+        if entry is not None and entry[1] is not None:
+            entry = (_Coded(*entry),)
+        table = graphs.node_attributes if kind == "node" else graphs.edge_attributes
+        count = int(graphs.n_nodes.sum() if kind == "node" else graphs.n_edges.sum())
+        yield "%s (a GraphLibrary of %d graphs)" % (name, len(graphs)), count, entry and entry[0], list(table)
+        return
+    for i, g in enumerate(graphs):
+        attrs = g._node_attrs if kind == "node" else g._edge_attrs
+        yield "%s[%d]" % (name, i), (g.n_nodes if kind == "node" else g.n_edges), attrs.get(attr), list(attrs)
+
+
 def _columns(graphs_by_name, attr, kind, why, discrete=False):
     """Validate one attribute over the graphs of a call; return (width, value kind).
 
-    graphs_by_name: list of (list name, graphs). A graph with no nodes (edges)
-    of that kind needs no such attribute. With ``discrete``, the attribute must
-    be a label: one string, integer or boolean per node (edge), or floats that
-    are all whole numbers.
+    graphs_by_name: list of (list name, graphs or GraphLibrary). A graph with
+    no nodes (edges) of that kind needs no such attribute. With ``discrete``,
+    the attribute must be a label: one string, integer or boolean per node
+    (edge), or floats that are all whole numbers.
     """
     width = value_kind = None
     first = None
     for name, graphs in graphs_by_name:
-        for i, g in enumerate(graphs):
-            count = g.n_nodes if kind == "node" else g.n_edges
-            attrs = g._node_attrs if kind == "node" else g._edge_attrs
-            a = attrs.get(attr)
+        for where, count, a, names in _parts(name, graphs, kind, attr):
             if count == 0:
                 continue  # no values: neither needed nor telling the attribute's type
             if a is None:
-                raise ValueError("%s[%d] has no %s attribute %r (%s); it has: %s"
-                                 % (name, i, kind, attr, why, ", ".join(attrs) or "no %s attributes" % kind))
+                raise ValueError("%s has no %s attribute %r (%s); it has: %s"
+                                 % (where, kind, attr, why, ", ".join(names) or "no %s attributes" % kind))
             w = 1 if a.ndim == 1 else a.shape[1]
             vk = _kind_of(a)
             if discrete:
-                _check_discrete(a, "%s[%d]" % (name, i), kind, attr, why)
+                _check_discrete(a, where, kind, attr, why)
             if width is None:
-                width, value_kind, first = w, vk, "%s[%d]" % (name, i)
+                width, value_kind, first = w, vk, where
             elif w != width:
-                raise ValueError("%s[%d]: %s attribute %r has width %d but %s has width %d; an attribute must "
-                                 "have the same width in every graph" % (name, i, kind, attr, w, first, width))
+                raise ValueError("%s: %s attribute %r has width %d but %s has width %d; an attribute must "
+                                 "have the same width in every graph" % (where, kind, attr, w, first, width))
             elif vk != value_kind:
-                raise TypeError("%s[%d]: %s attribute %r holds %s but in %s it holds %s; an attribute must have "
-                                "one type in every graph" % (name, i, kind, attr,
+                raise TypeError("%s: %s attribute %r holds %s but in %s it holds %s; an attribute must have "
+                                "one type in every graph" % (where, kind, attr,
                                                              "strings" if vk == "str" else "numbers", first,
                                                              "strings" if value_kind == "str" else "numbers"))
     return (width or 1), (value_kind or "num")
@@ -134,7 +159,7 @@ def _check_discrete(a, where, kind, attr, why):
         raise TypeError("%s holds vectors of length %d; a label is one string or integer per %s"
                         % (what, a.shape[1], kind))
     if a.dtype.kind == "f":
-        bad = a[a != np.round(a)]
+        bad = a[np.asarray(a != np.round(a))]
         if bad.size:
             raise TypeError("%s holds non-integer numbers (e.g. %r); a label is a string or an integer, and "
                             "continuous attributes need another kernel" % (what, float(bad[0])))
@@ -162,11 +187,10 @@ def _feature_matrix(graphs_by_name, attrs, kind, discrete=()):
         col += width
     vocab = {}
     for attr, c, width, value_kind in plan:
-        parts = [a for _, graphs in graphs_by_name for g in graphs
-                 for a in [(g._node_attrs if kind == "node" else g._edge_attrs).get(attr)]
+        parts = [a for name, graphs in graphs_by_name for _, _, a, _ in _parts(name, graphs, kind, attr)
                  if a is not None and a.size]
         if value_kind == "str":
-            parts = [a for a in parts if a.dtype.kind == "U"]
+            parts = [a.vocab if isinstance(a, _Coded) else a for a in parts if a.dtype.kind == "U"]
             vocab[attr] = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype="U1")
             # The 4th entry: the call's vocabulary, label i coded as i (tables over labels).
             layout[attr] = (c, width, "str", vocab[attr].tolist())
@@ -182,24 +206,34 @@ def _feature_matrix(graphs_by_name, attrs, kind, discrete=()):
             layout[attr] = (c, width, "num", None)
     out = {}
     for name, graphs in graphs_by_name:
-        counts = [g.n_nodes if kind == "node" else g.n_edges for g in graphs]
-        feat = np.zeros((int(sum(counts)), col))
         # Rows follow the graphs in order; a graph with nodes (edges) has the
         # attribute (_columns checked), one without adds no rows.
-        attrs = [g._node_attrs if kind == "node" else g._edge_attrs for g, count in zip(graphs, counts) if count]
+        total = None
         for attr, c, width, value_kind in plan:
-            if not attrs:
+            parts = [a for _, count, a, _ in _parts(name, graphs, kind, attr) if count]
+            if total is None:
+                total = sum(a.shape[0] for a in parts)
+                feat = np.zeros((total, col))
+            if not parts:
                 break
-            a = np.concatenate([d[attr].reshape(-1, width) for d in attrs])
+            if isinstance(parts[0], _Coded):  # a library: one part
+                feat[:, c] = np.searchsorted(vocab[attr], parts[0].vocab)[parts[0].codes]
+                continue
+            a = np.concatenate([p.reshape(-1, width) for p in parts])
             if value_kind == "str":
                 a = np.searchsorted(vocab[attr], a)
             feat[:, c:c + width] = a
+        if total is None:
+            total = int(node_counts(graphs).sum() if kind == "node" else edge_counts(graphs).sum())
+            feat = np.zeros((total, col))
         out[name] = feat
     return out, layout
 
 
 def _structure(name, graphs):
     """node_ptr, edge_ptr, edges and weights of one list of graphs (validated by as_graph_list)."""
+    if isinstance(graphs, GraphLibrary):
+        return graphs._structure()
     n = len(graphs)
     n_nodes = np.fromiter((g.n_nodes for g in graphs), dtype=np.int64, count=n)
     n_edges = np.fromiter((g.n_edges for g in graphs), dtype=np.int64, count=n)

@@ -50,7 +50,7 @@ import pickle
 import numpy as np
 
 from ._memory import _available_memory
-from .graph import as_graph_list
+from .graph import as_graph_list, node_counts
 from .kernels._base import GraphKernelInternals
 from .kernels._normalize import cosine_normalize, normalize_exponent, normalize_symmetric
 
@@ -282,7 +282,7 @@ def gram(kernel, X, Y=None, client=None, block_size=None, out=None):
     shape = (len(X), len(Y))
     if block_size is None:
         threads, memory = _cluster_resources(client)
-        mean_nodes = np.mean([g.n_nodes for g in X] + ([] if symmetric else [g.n_nodes for g in Y]))
+        mean_nodes = np.mean(np.concatenate([node_counts(X)] + ([] if symmetric else [node_counts(Y)])))
         block_size = choose_block_size(shape[0], shape[1], mean_nodes, threads, memory, symmetric)
     elif not isinstance(block_size, (int, np.integer)) or isinstance(block_size, bool) or block_size < 1:
         raise ValueError("block_size must be a positive integer, got %r" % (block_size,))

@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["Graph", "as_graph_list"]
+__all__ = ["Graph", "as_graph_list", "node_counts", "edge_counts", "take"]
 
 _MAX_EXACT_INT = 2**53
 # Node and edge counts are int32 in the Go core.
@@ -731,17 +731,46 @@ class Graph:
         return g
 
 
+def node_counts(graphs):
+    """The number of nodes of each graph, an int64 array (a GraphLibrary answers from its offsets)."""
+    counts = getattr(graphs, "_node_counts", None)
+    if counts is not None:
+        return counts()
+    return np.fromiter((g._n_nodes for g in graphs), dtype=np.int64, count=len(graphs))
+
+
+def edge_counts(graphs):
+    """The number of edges of each graph, an int64 array (a GraphLibrary answers from its offsets)."""
+    counts = getattr(graphs, "_edge_counts", None)
+    if counts is not None:
+        return counts()
+    return np.fromiter((g._edges.shape[0] for g in graphs), dtype=np.int64, count=len(graphs))
+
+
+def take(graphs, positions):
+    """The graphs at ``positions``: a list, or a GraphLibrary of them (a compact copy) from a library."""
+    if hasattr(graphs, "_node_counts"):
+        return graphs[np.asarray(positions, dtype=np.int64)]
+    return [graphs[int(p)] for p in positions]
+
+
 def as_graph_list(X, name="X"):
     """Return ``X`` as a list of valid graphs, or raise a clear error.
 
     Parameters
     ----------
-    X : sequence of Graph
+    X : sequence of Graph, or GraphLibrary
         The graphs; a single ``Graph`` is rejected so that ``kernel(g)`` is not
-        mistaken for ``kernel([g])``.
+        mistaken for ``kernel([g])``. A :class:`~graphgram.library.GraphLibrary`
+        (checked when built or loaded, read-only) is returned as it is.
     name : str
         How error messages call the argument.
     """
+    from .library import GraphLibrary  # here: the library module builds on this one
+    if isinstance(X, GraphLibrary):
+        if len(X) == 0:
+            raise ValueError("%s is empty: at least one graph is needed" % name)
+        return X
     if isinstance(X, Graph):
         raise TypeError("%s must be a list of graphs, not a single Graph; use [g]" % name)
     if isinstance(X, (str, bytes, dict)) or not hasattr(X, "__len__") or not hasattr(X, "__iter__"):

@@ -16,7 +16,7 @@ from sklearn.base import TransformerMixin, clone
 from sklearn.exceptions import NotFittedError
 
 from .. import _memory
-from ..graph import as_graph_list
+from ..graph import as_graph_list, take
 from ..kernels._base import GraphKernelBase
 from ._inducing import METHODS, choose as choose_inducing
 from ._graph_kernel import GraphKernel
@@ -318,7 +318,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
                              "(n = %d); use fewer inducing graphs, or the exact kernel" % (m, n, n))
         idx = choose_inducing(self.kernel, X, m, self.method, self.random_state)
         self.inducing_indices_ = idx
-        self.inducing_graphs_ = [X[i] for i in idx]
+        self.inducing_graphs_ = list(take(X, idx))
         return self.inducing_graphs_
 
     def fit(self, X, y=None):

@@ -14,8 +14,10 @@ from sklearn.utils import check_random_state
 from ..gaussian_process import LowRankGraphKernel
 from ..gaussian_process._low_rank import check_jitter, jittered_cholesky
 from ..gaussian_process._inducing import METHODS, choose
-from ..graph import as_graph_list
+from ..graph import as_graph_list, take
 from ..kernels._base import GraphKernelBase
+from ..kernels._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
+from ..kernels.explicit import _ExplicitFeatureKernel
 from ._blocks import cover
 
 __all__ = ["GPyTorchGraphKernel"]
@@ -38,6 +40,7 @@ class _Cache:
         self.values = None          # (pool, pool) float64, NaN where not computed
         self.gradient_key = None
         self.gradient = None        # (K, dK) on the positions of gradient_key
+        self.features = None        # the pool's feature map and raw diagonal; False: not applicable
 
     def __reduce__(self):
         return (_Cache, ())
@@ -125,6 +128,11 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
     Each call computes only the pairs it has not computed at the same θ:
     pools of up to 4096 graphs keep every value computed at the current θ (the
     cache empties when θ changes), and the last gradient is kept too.
+    Explicit-feature kernels whose values are dot products of integer counts
+    (Weisfeiler-Lehman, vertex and edge histograms) compute the whole pool's
+    features once and every block from them by sparse products, with the
+    same values: a BoTorch round over a library of 10⁵ molecules does not
+    compute features again.
 
     To combine the graph with other inputs (descriptors, temperature), give the
     inputs more columns and the kernel ``active_dims=[k]``, the column of
@@ -138,9 +146,10 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         path, ...). Copied; its values at the current ``theta`` come from
         :meth:`to_sklearn`. Its ``verbose`` shows progress bars of long
         calls, and Ctrl-C stops them, as in scikit-learn.
-    graphs : list of Graph
+    graphs : list of Graph or GraphLibrary
         The pool the indices refer to; checked once for the attributes the
-        kernel reads.
+        kernel reads. A :class:`~graphgram.GraphLibrary` (a library of
+        candidate molecules loaded from its store) is used as it is.
     learn_hyperparameters : bool, default=None
         Register the hyperparameters as a parameter to learn (``True``) or keep
         them at the kernel's values (``False``). ``None``: learn them when the
@@ -363,7 +372,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         return jittered_cholesky(Kzz.detach().cpu().numpy(), self.jitter, cholesky, stacklevel=6)
 
     def _subset(self, request, local):
-        return [self.graphs[p] for p in request.positions[local]]
+        return take(self.graphs, request.positions[local])
 
     def _local_values(self, theta, request):
         """K on the request's positions (u×u, NaN where not needed), from the cache where it has them."""
@@ -393,10 +402,38 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         self._cache.gradient_key, self._cache.gradient = key, (K, G)
         return K, G
 
+    def _pool_features(self, kernel):
+        """(F, d): the whole pool's explicit feature map (CSR) and raw self-similarities,
+        computed once, when the kernel's raw values are F's dot products exactly: an
+        explicit-feature kernel without hyperparameters whose features are integer counts
+        (their float64 products and sums are exact, so the values are the core's bits),
+        checked against the core on a few graphs of the pool. None otherwise."""
+        c = self._cache
+        if c.features is None:
+            c.features = False
+            if isinstance(kernel, _ExplicitFeatureKernel) and not len(kernel.theta):
+                try:
+                    F = kernel.features(self.graphs).tocsr()
+                except NotImplementedError:
+                    return None
+                if F.nnz and not np.all(F.data == np.round(F.data)):
+                    return None
+                few = np.arange(min(8, len(self.graphs)))
+                sub = take(self.graphs, few)
+                if np.array_equal((F[few] @ F[few].T).toarray(), kernel._compute("gram", sub, sub)[0]):
+                    c.features = (F, np.asarray(F.multiply(F).sum(axis=1), dtype=np.float64).ravel())
+        return c.features or None
+
     def _fill(self, kernel, request, missing, K, G=None):
         """Compute the local pairs ``missing`` marks (read as symmetric) into K, and their
         ∂K/∂θ into G when given: few Gram blocks (:func:`cover`), each written with its
-        mirror, then the self-similarities that no symmetric block gave."""
+        mirror, then the self-similarities that no symmetric block gave. Explicit-feature
+        kernels take their blocks from the pool's feature map (computed once: a BO round
+        over a large library then costs sparse products, not features again)."""
+        features = self._pool_features(kernel)
+        if features is not None:
+            self._fill_from_features(kernel, features, request, missing, K)
+            return
         covered = np.zeros(len(K), dtype=bool)
         for R, C in cover(missing):
             X = self._subset(request, R)
@@ -414,6 +451,24 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
                 K[d, d] = kernel.diag(self._subset(request, d))
             else:
                 K[d, d], G[d, d] = kernel._diag_gradient(self._subset(request, d))
+
+    def _fill_from_features(self, kernel, features, request, missing, K):
+        """_fill from the pool's feature map: the same values as the kernel's calls, bit
+        for bit (raw products exact; normalized by the same functions)."""
+        F, d = features
+        s = normalize_exponent(kernel.normalize)
+        covered = np.zeros(len(K), dtype=bool)
+        for R, C in cover(missing):
+            covered[R] |= R is C
+            pr, pc = request.positions[R], request.positions[C]
+            B = (F[pr] @ F[pc].T).toarray()
+            if s:
+                B = normalize_symmetric(B, d[pr], s) if R is C else cosine_normalize(B, d[pr], d[pc], s)
+            K[np.ix_(R, C)], K[np.ix_(C, R)] = B, B.T
+        diag = np.flatnonzero(np.diagonal(missing) & ~covered)
+        if len(diag):
+            pos = request.positions[diag]
+            K[diag, diag] = normalized_diag(d[pos], s) if s else d[pos]
 
     def __repr__(self):
         return "GPyTorchGraphKernel(%r, %d graphs)" % (self.graph_kernel, len(self.graphs))

@@ -12,7 +12,7 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _backend, _memory, _packing
-from ..graph import as_graph_list
+from ..graph import as_graph_list, node_counts
 from ..microkernels import MicroKernel
 # The normalization helpers, re-exported for the modules that import them from here.
 from ._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
@@ -279,7 +279,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         if mode in ("diag", "diag_grad"):
             return (nx,)
         if mode == "nodal":
-            return (sum(g.n_nodes for g in X), sum(g.n_nodes for g in (X if Y is None else Y)))
+            return (int(node_counts(X).sum()), int(node_counts(X if Y is None else Y).sum()))
         return (nx, nx if Y is None else len(Y))
 
     def _raw_diag(self, X):

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse
 
 from .. import _backend
-from ..graph import as_graph_list
+from ..graph import as_graph_list, edge_counts, node_counts
 from ._base import GraphKernelBase, document_execution
 from ._seeded import check_seed
 
@@ -132,8 +132,8 @@ class _ExplicitFeatureKernel(GraphKernelBase):
     def _max_nonzeros(self, X):
         """A bound on the nonzeros of the feature map of X."""
         if self._feature_params()["features"] == "edges":
-            return 2 * sum(g.n_edges for g in X)
-        return (self._feature_params()["n_iter"] + 1) * sum(g.n_nodes for g in X)
+            return 2 * int(edge_counts(X).sum())
+        return (self._feature_params()["n_iter"] + 1) * int(node_counts(X).sum())
 
 
 def _unary_expansion(indptr, indices, counts, n, n_cols):

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 from sklearn.base import clone
 
-from ..graph import Graph
+from ..graph import Graph, node_counts
 from ._base import GraphKernelBase, document_execution
 from ._normalize import normalize_exponent, normalize_with_gradient, normalized_diag_gradient
 from ..microkernels import KroneckerDelta, TensorProduct
@@ -277,7 +277,8 @@ class WLFramework(_Framework):
 
     def _terms(self, X, Y):
         labels = self.round_labels(X, Y)
-        starts = np.cumsum([0] + [g.n_nodes for g in X] + ([] if Y is None else [g.n_nodes for g in Y]))
+        X, Y = list(X), (None if Y is None else list(Y))  # relabelled graph by graph (a library too)
+        starts = np.cumsum(np.concatenate([[0], node_counts(X)] + ([] if Y is None else [node_counts(Y)])))
         for lab in labels:
             relabeled = [_relabel(g, self.node_label, lab[a:b]) for g, a, b in
                          zip(X + ([] if Y is None else Y), starts[:-1], starts[1:])]
@@ -394,8 +395,9 @@ class CoreFramework(_Framework):
 
     def _terms(self, X, Y):
         cores = self.core_numbers(X, Y)
+        X, Y = list(X), (None if Y is None else list(Y))  # subgraphs graph by graph (a library too)
         graphs = X + ([] if Y is None else Y)
-        starts = np.cumsum([0] + [g.n_nodes for g in graphs])
+        starts = np.cumsum(np.concatenate([[0], node_counts(graphs)]))
         per_graph = [cores[a:b] for a, b in zip(starts[:-1], starts[1:])]
         top = np.array([c.max() if c.size else -1 for c in per_graph])
         for i in range(max(0, int(self.min_core) + 1), int(top.max()) + 1):

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.gaussian_process.kernels import Hyperparameter
 
+from ..graph import node_counts
 from ..microkernels import Constant
 from ._base import GraphKernelBase, document_execution, as_graph_list
 from ._normalize import (cosine_normalize, normalize_exponent, normalize_with_gradient,
@@ -237,7 +238,7 @@ class MarginalizedGraphKernel(GraphKernelBase):
         """Start probability of every node of ``graphs``, concatenated."""
         p = self.p
         if isinstance(p, numbers.Real):
-            return np.full(sum(g.n_nodes for g in graphs), float(p))
+            return np.full(int(node_counts(graphs).sum()), float(p))
         parts = []
         for i, g in enumerate(graphs):
             if isinstance(p, str):

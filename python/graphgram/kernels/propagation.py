@@ -38,6 +38,7 @@ from .. import _backend
 from ._base import document_execution
 from ._seeded import label_key, seeded_uniforms
 from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers, _check_positive
+from ..graph import node_counts
 
 __all__ = ["PropagationKernel", "PropagationAttrKernel"]
 
@@ -77,7 +78,7 @@ class _PropagationBase(_ExplicitFeatureKernel):
         return float(self.w) * seeded_uniforms(int(self.random_state), t, key)[0]
 
     def _max_nonzeros(self, X):
-        return int(self.t_max) * sum(g.n_nodes for g in X)
+        return int(self.t_max) * int(node_counts(X).sum())
 
 
 @document_execution(_EXACT)

@@ -3,6 +3,7 @@
 from .. import _backend
 from ._base import document_execution
 from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
+from ..graph import node_counts
 
 __all__ = ["PyramidMatchKernel"]
 
@@ -102,7 +103,7 @@ class PyramidMatchKernel(_ExplicitFeatureKernel):
         return {"features": "pyramid", "n_iter": 0, "semiring": "min"}
 
     def _max_nonzeros(self, X):
-        return self.L * self.d * sum(g.n_nodes for g in X)
+        return self.L * self.d * int(node_counts(X).sum())
 
     def features(self, X):
         # The unary expansion of the weighted counts, scaled (by the Go core's
