@@ -3,12 +3,14 @@
 :class:`GPyTorchGraphKernel` wraps any graphgram graph kernel as a GPyTorch
 kernel whose inputs are indices into a pool of graphs, with the graph kernel's
 hyperparameters learnt through its analytic gradients; :class:`FitProgress`
-reports each iteration of BoTorch's fit. ``import graphgram``
+reports each iteration of BoTorch's fit; :func:`thompson_sampling` picks a
+batch from a library by posterior samples drawn from finite features. ``import graphgram``
 never imports torch; this module needs torch and GPyTorch (BoTorch for
 Bayesian optimisation): ``pip install "graphgram[torch]"``.
 
 The modules, one job each: ``_kernel`` (the kernel and its autograd function),
-``_blocks`` (which Gram blocks a call computes), ``_progress`` (the fit's report).
+``_blocks`` (which Gram blocks a call computes), ``_progress`` (the fit's report),
+``_thompson`` (Thompson sampling).
 """
 
 try:
@@ -20,5 +22,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ._kernel import GPyTorchGraphKernel
 from ._progress import FitProgress
+from ._thompson import thompson_sampling
 
-__all__ = ["GPyTorchGraphKernel", "FitProgress"]
+__all__ = ["GPyTorchGraphKernel", "FitProgress", "thompson_sampling"]
