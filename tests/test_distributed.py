@@ -261,3 +261,18 @@ def test_low_rank_kernel_computes_its_block_on_dask(client, graphs, monkeypatch)
     assert_bit_identical(remote(new, graphs), local(new, graphs))
     assert_bit_identical(remote.diag(new), local.diag(new))
     assert calls == [7, 7, 20, 7]                # each K(X, Z) block (X and Y of K(X, Y)) went through Dask
+
+
+@pytest.mark.parametrize("name", ["marginalized", "weisfeiler_lehman"])
+def test_library_blocks_equal_single_process(client, graphs, name, tmp_path):
+    """A GraphLibrary loaded from its store (issue #51): its blocks travel to the
+    workers as the folder and a range, and give the list's bits."""
+    import pickle
+    from graphgram import GraphLibrary
+    GraphLibrary.from_graphs(graphs).save(tmp_path / "lib")
+    lib = GraphLibrary.load(tmp_path / "lib")
+    assert len(pickle.dumps(lib[6:12])) < 500
+    kernel = _label_kernels(True)[name]
+    assert_bit_identical(gg_distributed.gram(kernel, lib, client=client, block_size=6), kernel(graphs))
+    assert_bit_identical(gg_distributed.gram(kernel, lib[:7], lib[7:], client=client, block_size=4),
+                         kernel(graphs[:7], graphs[7:]))

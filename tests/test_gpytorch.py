@@ -443,3 +443,76 @@ def test_docstring_example_runs():
     import graphgram.gpytorch._kernel as module
     result = doctest.testmod(module)
     assert result.attempted > 5 and result.failed == 0
+
+
+def test_large_pools_keep_the_measured_columns(pool, monkeypatch):
+    """Pools above the dense cache's size keep the columns of the graphs paired with
+    many others (issue #51 item 2): a BO round after one more measurement, θ kept,
+    computes the new molecule's column only; values are the kernel's bits."""
+    from graphgram.gpytorch import _kernel as module
+    monkeypatch.setattr(module, "_DENSE_CACHE_MAX", 4)
+    monkeypatch.setattr(module, "_COLUMN_MIN_PAIRS", 2)
+    graphs = pool + [molecules.from_smiles(s) for s in ("CCCO", "CCCN", "CC(C)O", "c1ccoc1", "CCS", "CCOCC")]
+    sk = molecular_kernel(verbose=False)
+    k = GPyTorchGraphKernel(sk, graphs, learn_hyperparameters=False)
+    computed = []
+    fill = k._fill
+    monkeypatch.setattr(k, "_fill", lambda kernel, request, missing, K, G=None: (
+        computed.append(int(np.triu(missing | missing.T).sum())), fill(kernel, request, missing, K, G))[1])
+    train, cand, new = [0, 1, 2, 3], list(range(4, 17)), 17
+
+    def posterior_block(train):
+        """K(measured and candidates, measured), as a posterior over candidates needs it."""
+        with torch.no_grad():
+            return k(indices(*(train + cand)), indices(*train)).to_dense().numpy()
+
+    K1 = posterior_block(train)
+    np.testing.assert_array_equal(K1, sk([graphs[i] for i in train + cand], [graphs[i] for i in train]))
+    assert set(k._cache.columns) == set(train)  # the candidates are paired with four graphs only
+    computed.clear()
+    K2 = posterior_block(train + [new])
+    np.testing.assert_array_equal(K2, sk([graphs[i] for i in train + [new] + cand],
+                                         [graphs[i] for i in train + [new]]))
+    # The new measurement's column only: its pairs with the 18 graphs of the call.
+    assert computed == [18]
+    # The candidates' self-similarities (a posterior's variances) are kept too, as a
+    # vector: computed once, by the kernel's diag.
+    want = sk.diag([graphs[i] for i in cand])
+    diag, diags = type(sk).diag, []
+    monkeypatch.setattr(type(sk), "diag", lambda self, X: (diags.append(len(X)), diag(self, X))[1])
+    for _ in range(2):
+        with torch.no_grad():
+            np.testing.assert_array_equal(k(indices(*cand), diag=True).numpy(), want)
+    assert diags == [len(cand)]
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_large_pool_features_in_botorch_patterns(pool, monkeypatch, normalize):
+    """A large pool's explicit-feature kernel (issue #51 item 2) in the patterns of
+    BoTorch's batched posteriors — each batch one candidate against the measured
+    graphs, K(test, test), q = 2 batches, plain blocks — gives the sklearn
+    kernel's values, bit for bit, whichever local path computes them."""
+    from graphgram.gpytorch import _kernel as module
+    monkeypatch.setattr(module, "_DENSE_CACHE_MAX", 4)
+    wl = WeisfeilerLehmanKernel(2, "element", normalize=normalize, verbose=False)
+    k = GPyTorchGraphKernel(wl, pool)
+    train, cand = [0, 1, 2], list(range(3, 12))
+    K = wl(pool)
+    t = torch.tensor(train, dtype=torch.float64)
+    c = torch.tensor(cand, dtype=torch.float64)
+    b = len(cand)
+    joint = torch.cat([c[:, None, None], t[None, :, None].expand(b, 3, 1)], dim=1)   # b × 4 × 1
+    pairs = torch.tensor([[3, 4], [5, 6], [7, 8], [9, 10], [11, 3], [4, 6], [8, 10], [5, 9]], dtype=torch.float64)
+    with torch.no_grad():
+        cases = [
+            (c[:, None, None], c[:, None, None]),                      # K(test, test), one a batch
+            (c[:, None, None], t[None, :, None].expand(b, 3, 1)),     # K(test, train)
+            (joint, joint),                                            # a candidate with the baseline
+            (pairs[:, :, None], pairs[:, :, None]),                    # q = 2
+            (t[:, None], t[:, None]),                                  # the training Gram
+        ]
+        for x1, x2 in cases:
+            got = k(x1, x2).to_dense().numpy()
+            i1, i2 = x1[..., 0].numpy().astype(int), x2[..., 0].numpy().astype(int)
+            want = K[i1[..., :, None], i2[..., None, :]]
+            np.testing.assert_array_equal(got, want)

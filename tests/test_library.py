@@ -56,6 +56,11 @@ def test_from_graphs_round_trips(mixed, tmp_path):
             graphs_equal(h, g)
             assert not h.edges.flags.writeable
     assert isinstance(GraphLibrary.load(tmp_path / "lib")._edges, np.memmap)
+    # Whole numbers are stored narrow (int8 here) and read back as the graphs hold them;
+    # a -0.0 keeps its sign (the float is kept).
+    assert lib._node["i"][0].dtype == np.int8 and lib._edge["order"][0].dtype == np.int8
+    signed = GraphLibrary.from_graphs([Graph(2, node_attrs={"f": [-0.0, 1.0]})])
+    assert np.signbit(signed[0].node_attrs["f"][0]) and signed[0].node_attrs["f"].dtype == np.float64
 
 
 def test_slices_selections_and_shards(mixed, tmp_path):

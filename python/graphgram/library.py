@@ -69,8 +69,10 @@ class GraphLibrary(Sequence):
     @classmethod
     def _make(cls, node_ptr, edge_ptr, edges, weights, node, edge, ids, path=None, rng=None):
         """A library over these arrays (no copies, no checks). node and edge map
-        attribute names to (values, vocabulary or None); node_ptr and edge_ptr
-        hold absolute offsets into the node and edge arrays."""
+        attribute names to (values, vocabulary or None, the values' dtype as
+        graphs hold them: bool, int64 or float64; numbers are stored in the
+        smallest integer type that holds them exactly, see _narrow); node_ptr
+        and edge_ptr hold absolute offsets into the node and edge arrays."""
         self = object.__new__(cls)
         self._node_ptr, self._edge_ptr = node_ptr, edge_ptr
         self._edges, self._weights = edges, weights
@@ -192,11 +194,12 @@ class GraphLibrary(Sequence):
         attrs = {}
         for kind, table in (("node", lib._node), ("edge", lib._edge)):
             attrs[kind] = []
-            for k, (name, (values, vocab)) in enumerate(table.items()):
+            for k, (name, (values, vocab, dtype)) in enumerate(table.items()):
                 arrays["%s_%d" % (kind, k)] = values
                 if vocab is not None:
                     arrays["%s_%d_vocab" % (kind, k)] = vocab
-                attrs[kind].append({"name": name, "file": "%s_%d" % (kind, k), "vocab": vocab is not None})
+                attrs[kind].append({"name": name, "file": "%s_%d" % (kind, k), "vocab": vocab is not None,
+                                    "dtype": np.dtype(dtype).name})
         if lib._ids is not None:
             arrays["ids"] = lib._ids
         for name, a in arrays.items():
@@ -246,7 +249,12 @@ class GraphLibrary(Sequence):
         for kind in ("node", "edge"):
             table = {}
             for a in m["attributes"][kind]:
-                table[a["name"]] = (read(a["file"]), read(a["file"] + "_vocab") if a["vocab"] else None)
+                dtype = a.get("dtype")
+                if dtype not in ("bool", "int64", "float64", "int32"):
+                    raise ValueError("%s: %s names the unknown dtype %r for attribute %r"
+                                     % (path, _MANIFEST, dtype, a.get("name")))
+                table[a["name"]] = (read(a["file"]), read(a["file"] + "_vocab") if a["vocab"] else None,
+                                    np.dtype(dtype))
             tables.append(table)
         lib = cls._make(read("node_ptr"), read("edge_ptr"), read("edges"), read("weights"), tables[0], tables[1],
                         read("ids") if m.get("ids") else None, path=os.path.abspath(path),
@@ -324,11 +332,11 @@ class GraphLibrary(Sequence):
 
     @property
     def node_attributes(self):
-        return {name: _kind_name(v, voc) for name, (v, voc) in self._node.items()}
+        return {name: _kind_name(*entry) for name, entry in self._node.items()}
 
     @property
     def edge_attributes(self):
-        return {name: _kind_name(v, voc) for name, (v, voc) in self._edge.items()}
+        return {name: _kind_name(*entry) for name, entry in self._edge.items()}
 
     def shards(self, n_shards):
         """Cut the library into ``n_shards`` contiguous views of nearly equal size
@@ -347,7 +355,8 @@ class GraphLibrary(Sequence):
 
     def _attribute(self, kind, name):
         """(values, vocabulary or None) of attribute ``name`` over this library's
-        nodes (edges) in order, views; None when the library lacks it."""
+        nodes (edges) in order, views (numbers as stored: the packing converts
+        them to float64 exactly); None when the library lacks it."""
         entry = (self._node if kind == "node" else self._edge).get(name)
         if entry is None:
             return None
@@ -367,9 +376,12 @@ class GraphLibrary(Sequence):
 
         def attrs(table, a, b):
             out = {}
-            for name, (values, vocab) in table.items():
+            for name, (values, vocab, dtype) in table.items():
                 v = values[a:b]
-                out[name] = _readonly(vocab[v]) if vocab is not None else _view(v)
+                if vocab is not None:
+                    out[name] = _readonly(vocab[v])
+                else:
+                    out[name] = _view(v) if v.dtype == dtype else _readonly(v.astype(dtype))
             return out
 
         return Graph._trusted(n1 - n0, _view(self._edges[e0:e1]), _view(self._weights[e0:e1]),
@@ -384,7 +396,7 @@ class GraphLibrary(Sequence):
         edge_ptr = np.concatenate([[0], np.cumsum(n_edges)]).astype(np.int64)
 
         def table(t, rows):
-            return {name: (_readonly(np.array(v[rows])), voc) for name, (v, voc) in t.items()}
+            return {name: (_readonly(np.array(v[rows])), voc, dt) for name, (v, voc, dt) in t.items()}
 
         return GraphLibrary._make(_readonly(node_ptr), _readonly(edge_ptr), _readonly(np.array(self._edges[edges])),
                                   _readonly(np.array(self._weights[edges])), table(self._node, nodes),
@@ -394,7 +406,7 @@ class GraphLibrary(Sequence):
         """This library with its arrays from offset 0 (itself when they are)."""
         if int(self._node_ptr[0]) == 0 and int(self._edge_ptr[0]) == 0 and \
                 len(self._weights) == int(self._edge_ptr[-1]) and \
-                all(len(v) == int(self._node_ptr[-1]) for v, _ in self._node.values()):
+                all(len(v) == int(self._node_ptr[-1]) for v, _, _ in self._node.values()):
             return self
         return self._select(np.arange(len(self)))
 
@@ -409,7 +421,7 @@ def _view(a):
 
 
 def _plain(table):
-    return {name: (np.asarray(v), None if voc is None else np.asarray(voc)) for name, (v, voc) in table.items()}
+    return {name: (np.asarray(v), None if voc is None else np.asarray(voc), dt) for name, (v, voc, dt) in table.items()}
 
 
 def _open_range(path, rng):
@@ -427,12 +439,28 @@ def _ranges(ptr, sel):
     return np.arange(counts.sum(), dtype=np.int64) + offsets
 
 
-def _kind_name(values, vocab):
+def _kind_name(values, vocab, dtype):
     if vocab is not None:
         return "str"
     if values.ndim == 2:
         return "float[%d]" % values.shape[1]
-    return {"b": "bool", "i": "int", "f": "float"}[values.dtype.kind]
+    return {"b": "bool", "i": "int", "f": "float"}[dtype.kind]
+
+
+def _narrow(values):
+    """values in the smallest signed integer type that holds them exactly (int8 to
+    int32), or as they are: floats qualify when whole and without -0.0 (whose sign
+    a kernel may see)."""
+    if values.dtype.kind not in "if" or not values.size:
+        return values
+    if values.dtype.kind == "f":
+        if not np.all(values == np.round(values)) or np.any(np.signbit(values) & (values == 0)):
+            return values
+    lo, hi = values.min(), values.max()
+    for t in (np.int8, np.int16, np.int32):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return values.astype(t)
+    return values
 
 
 def _as_ids(ids, n):
@@ -480,12 +508,14 @@ def _pack_attributes(graphs, kind, counts):
                 raise ValueError("graphs[%d] has %s attribute %r that graphs[%d] lacks: a library's graphs have "
                                  "the same attributes" % (i, kind, sorted(extra)[0], first))
         values = np.concatenate(parts)
-        vocab = None
+        vocab, dtype = None, values.dtype
         if values.dtype.kind == "U":
             vocab, values = np.unique(values, return_inverse=True)
             values = values.astype(np.int32).reshape(-1)
-            vocab = _readonly(vocab)
-        table[name] = (_readonly(np.ascontiguousarray(values)), vocab)
+            vocab, dtype = _readonly(vocab), np.dtype(np.int32)
+        else:
+            values = _narrow(values)
+        table[name] = (_readonly(np.ascontiguousarray(values)), vocab, dtype)
     return table
 
 
@@ -503,11 +533,11 @@ def _concatenate(libs):
         for name in names:
             entries = [getattr(lib, kind)[name] for lib in libs]
             if entries[0][1] is None:
-                table[name] = (_readonly(np.concatenate([v for v, _ in entries])), None)
+                table[name] = (_readonly(_narrow(np.concatenate([v for v, _, _ in entries]))), None, entries[0][2])
             else:
-                vocab = np.unique(np.concatenate([voc for _, voc in entries]))
+                vocab = np.unique(np.concatenate([voc for _, voc, _ in entries]))
                 table[name] = (_readonly(np.concatenate([np.searchsorted(vocab, voc)[v].astype(np.int32)
-                                                         for v, voc in entries])), _readonly(vocab))
+                                                         for v, voc, _ in entries])), _readonly(vocab), entries[0][2])
         tables.append(table)
     return GraphLibrary._make(_readonly(node_ptr), _readonly(edge_ptr),
                               _readonly(np.concatenate([lib._edges for lib in libs])),
@@ -555,15 +585,18 @@ def _validate(lib, path, n_graphs):
         # Each undirected edge once per graph: (graph's first node + smaller, + larger) distinct.
         base = np.repeat(node_ptr[:-1], np.diff(edge_ptr))
         key = (base + edges.min(axis=1)) * (int(node_ptr[-1]) + 1) + (base + edges.max(axis=1))
-        if np.unique(key).size != m:
+        key.sort()
+        if np.any(key[1:] == key[:-1]):
             bad("an edge is listed twice in a graph")
     for kind, table, count in (("node", lib._node, int(node_ptr[-1])), ("edge", lib._edge, m)):
-        for name, (values, vocab) in table.items():
+        for name, (values, vocab, dtype) in table.items():
             if values.shape[:1] != (count,) or values.ndim > 2 or values.dtype.kind not in "biuf":
                 bad("%s attribute %r must hold %d values" % (kind, name, count))
             if vocab is not None and (values.dtype.kind not in "iu" or vocab.dtype.kind != "U" or
                                       (values.size and (values.min() < 0 or values.max() >= vocab.size))):
                 bad("%s attribute %r: string codes out of its vocabulary" % (kind, name))
+            if vocab is None and dtype.kind != values.dtype.kind and not (dtype.kind in "if" and values.dtype.kind == "i"):
+                bad("%s attribute %r holds %s values for %s ones" % (kind, name, values.dtype, dtype))
             if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
                 bad("%s attribute %r contains NaN or infinity" % (kind, name))
     if lib._ids is not None and lib._ids.shape != (n_graphs,):

@@ -2,6 +2,7 @@
 
 
 import numbers
+from collections import OrderedDict
 
 import gpytorch
 import numpy as np
@@ -26,6 +27,15 @@ __all__ = ["GPyTorchGraphKernel"]
 # hyperparameters in one dense matrix (at most 128 MiB), so that BoTorch's
 # repeated posteriors over a candidate library compute each pair once per θ.
 _DENSE_CACHE_MAX = 4096
+# Larger pools keep, at the current θ, the columns K(pool, j) of the graphs j
+# that a call pairs with half of its graphs or more (the measured molecules of
+# a BO loop against a batch of candidates), filled as calls compute them, in at
+# most this many bytes (the least recently used dropped first): the round
+# after a new measurement computes the new molecule's column, not the
+# library's values against every measured molecule again.
+_COLUMN_CACHE_BYTES = 1 << 30
+# A graph is paired with this many graphs of a call at least to get a column.
+_COLUMN_MIN_PAIRS = 64
 
 
 class _Cache:
@@ -41,6 +51,8 @@ class _Cache:
         self.gradient_key = None
         self.gradient = None        # (K, dK) on the positions of gradient_key
         self.features = None        # the pool's feature map and raw diagonal; False: not applicable
+        self.columns = None         # large pools: pool index -> (pool,) float64, NaN where not computed
+        self.diagonal = None        # large pools: the self-similarities, NaN where not computed
 
     def __reduce__(self):
         return (_Cache, ())
@@ -50,9 +62,42 @@ class _Cache:
         key = theta.tobytes()
         if key != self.theta:
             self.theta, self.values, self.gradient_key, self.gradient = key, None, None, None
+            self.columns = self.diagonal = None
         if self.values is None and n_pool <= _DENSE_CACHE_MAX:
             self.values = np.full((n_pool, n_pool), np.nan)
+        if n_pool > _DENSE_CACHE_MAX and self.columns is None:
+            self.columns, self.diagonal = OrderedDict(), np.full(n_pool, np.nan)
         return self.values
+
+    def from_columns(self, positions):
+        """K on positions (u×u) from the kept columns and diagonal, NaN where none has it."""
+        K = np.diag(self.diagonal[positions])
+        K[~np.eye(len(positions), dtype=bool)] = np.nan
+        for k, p in enumerate(positions):
+            col = self.columns.get(p)
+            if col is not None:
+                self.columns.move_to_end(p)
+                K[:, k] = K[k, :] = col[positions]  # symmetric, bit for bit
+        return K
+
+    def to_columns(self, positions, need, K, n_pool):
+        """Keep K's values in the columns of the positions that have one or are paired
+        with half of the call's graphs or more (see _COLUMN_CACHE_BYTES)."""
+        d = np.diagonal(K)
+        self.diagonal[positions[~np.isnan(d)]] = d[~np.isnan(d)]
+        pairs = need.sum(axis=0) + need.sum(axis=1)
+        hubs = pairs >= max(_COLUMN_MIN_PAIRS, len(positions) // 2)
+        for k, p in enumerate(positions):
+            col = self.columns.get(p)
+            if col is None and not hubs[k]:
+                continue
+            if col is None:
+                col = self.columns[p] = np.full(n_pool, np.nan)
+            self.columns.move_to_end(p)
+            ok = ~np.isnan(K[:, k])
+            col[positions[ok]] = K[ok, k]
+        while len(self.columns) * n_pool * 8 > _COLUMN_CACHE_BYTES and len(self.columns) > 1:
+            self.columns.popitem(last=False)
 
 
 class _Gram(torch.autograd.Function):
@@ -64,12 +109,17 @@ class _Gram(torch.autograd.Function):
         # call gives K and every ∂K/∂θ. Elsewhere it is computed only if asked.
         t = theta.detach().cpu().numpy().astype(np.float64)
         G = None
+        ctx.module, ctx.request, ctx.theta, ctx.theta_dtype, ctx.theta_device = module, request, t, theta.dtype, theta.device
         if ctx.needs_input_grad[0] and module.training:
             Kl, G = module._local_gradient(t, request)
+        elif request.self_only and len(module.graphs) > _DENSE_CACHE_MAX:
+            # Self-similarities of a large pool (a posterior's variances over a
+            # library): a vector, never a u×u matrix.
+            ctx.G = None
+            return torch.from_numpy(module._self_values(t, request.positions)[request.rows])
         else:
             Kl = module._local_values(t, request)
-        ctx.module, ctx.request, ctx.theta, ctx.G = module, request, t, G
-        ctx.theta_dtype, ctx.theta_device = theta.dtype, theta.device
+        ctx.G = G
         return torch.from_numpy(Kl[request.rows, request.cols])
 
     @staticmethod
@@ -82,6 +132,50 @@ class _Gram(torch.autograd.Function):
         S = np.bincount(flat, weights=np.broadcast_to(g, r.rows.shape).ravel(), minlength=u * u).reshape(u, u)
         grad = np.tensordot(S, G, axes=([0, 1], [0, 1]))
         return torch.as_tensor(grad, dtype=ctx.theta_dtype, device=ctx.theta_device), None, None
+
+
+def _hubs(request):
+    """For a batched request (BoTorch's posteriors: each batch one candidate with the
+    same measured graphs), the positions present in at least half the batches, when
+    every batch has at most one other position on each side, the same one where it
+    has one on both (pairs with the hubs and self-similarities are then all it
+    needs); else None."""
+    r, c = request.local_rows, request.local_cols
+    if request.diag or r.ndim < 2 or c.ndim < 2 or r.shape[:-1] != c.shape[:-1]:
+        return None
+    batches = int(np.prod(r.shape[:-1]))
+    if batches < 8:
+        return None
+    u = len(request.positions)
+    hub = np.bincount(r.reshape(-1), minlength=u) + np.bincount(c.reshape(-1), minlength=u) >= batches
+    other_r, other_c = ~hub[r], ~hub[c]
+    if other_r.sum(axis=-1).max() > 1 or other_c.sum(axis=-1).max() > 1:
+        return None
+    # Each batch's pair of other positions, if it has one on both sides, is a self-pair.
+    rr = np.where(other_r, r, -1).max(axis=-1)
+    cc = np.where(other_c, c, -1).max(axis=-1)
+    return hub if np.all((rr == cc) | (rr < 0) | (cc < 0)) else None
+
+
+def _feature_gram(features, s, request):
+    """The request's local values from the pool's feature map (F, raw diagonal d),
+    normalized with exponent s: the pairs with the hubs and the self-similarities
+    for BoTorch's batched posteriors (_hubs), else the whole local Gram matrix."""
+    F, d = features
+    pos = request.positions
+    hub = _hubs(request)
+    if hub is None:
+        K = (F[pos] @ F[pos].T).toarray()
+        return normalize_symmetric(K, d[pos], s) if s else K
+    K = np.full((len(pos),) * 2, np.nan)
+    H = np.flatnonzero(hub)
+    B = (F[pos[H]] @ F[pos].T).toarray()
+    if s:
+        B = cosine_normalize(B, d[pos[H]], d[pos], s)
+    K[H, :] = B
+    K[:, H] = B.T
+    np.fill_diagonal(K, normalized_diag(d[pos], s) if s else d[pos])
+    return K
 
 
 class _Request:
@@ -101,9 +195,19 @@ class _Request:
             self.rows, self.cols = np.broadcast_arrays(r, c)
         else:
             self.rows, self.cols = np.broadcast_arrays(r[..., :, None], c[..., None, :])
-        u = len(self.positions)
-        self.need = np.zeros((u, u), dtype=bool)
-        self.need[self.rows, self.cols] = True
+        # Only self-similarities: K(x, x) for each x (diag=True on one set).
+        self.self_only = bool(diag) and r.shape == c.shape and np.array_equal(r, c)
+        self.diag, self.local_rows, self.local_cols = bool(diag), r, c  # before broadcasting
+        self._need = None
+
+    @property
+    def need(self):
+        """ndarray of bool (u, u): the local pairs to compute (built on first use)."""
+        if self._need is None:
+            u = len(self.positions)
+            self._need = np.zeros((u, u), dtype=bool)
+            self._need[self.rows, self.cols] = True
+        return self._need
 
 
 class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
@@ -127,7 +231,12 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
 
     Each call computes only the pairs it has not computed at the same θ:
     pools of up to 4096 graphs keep every value computed at the current θ (the
-    cache empties when θ changes), and the last gradient is kept too.
+    cache empties when θ changes), and the last gradient is kept too. Larger
+    pools (a library) keep, at the current θ, the self-similarities and the
+    columns K(pool, j) of the graphs paired with many others in a call (the
+    measured molecules of a BO loop), up to 1 GiB: reuse the kernel from round to round (``covar_module``
+    of the last model) and a round with the hyperparameters kept computes the
+    new measurements' columns only.
     Explicit-feature kernels whose values are dot products of integer counts
     (Weisfeiler-Lehman, vertex and edge histograms) compute the whole pool's
     features once and every block from them by sparse products, with the
@@ -378,13 +487,42 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         """K on the request's positions (u×u, NaN where not needed), from the cache where it has them."""
         pos = request.positions
         cache = self._cache.at(theta, len(self.graphs))
-        K = cache[np.ix_(pos, pos)] if cache is not None else np.full((len(pos),) * 2, np.nan)
+        kernel = self._kernel_at(theta)
+        features = self._pool_features(kernel) if cache is None else None
+        if features is not None:
+            # Blocks from the pool's features cost less than keeping them; a few
+            # thousand graphs (a batch of BoTorch's candidates with the measured
+            # ones) get their whole local Gram matrix in one product.
+            if len(pos) <= _DENSE_CACHE_MAX:
+                return _feature_gram(features, normalize_exponent(kernel.normalize), request)
+            K = np.full((len(pos),) * 2, np.nan)
+            self._fill(kernel, request, request.need, K)
+            return K
+        K = cache[np.ix_(pos, pos)] if cache is not None else self._cache.from_columns(pos)
         missing = request.need & np.isnan(K)
         if missing.any():
-            self._fill(self._kernel_at(theta), request, missing, K)
+            self._fill(kernel, request, missing, K)
             if cache is not None:
                 cache[np.ix_(pos, pos)] = K
+            else:
+                self._cache.to_columns(pos, request.need, K, len(self.graphs))
         return K
+
+    def _self_values(self, theta, positions):
+        """K(x, x) for the pool positions, from the pool's features or the kept diagonal
+        (computing those it lacks): the same values as in a Gram block."""
+        kernel = self._kernel_at(theta)
+        features = self._pool_features(kernel)
+        s = normalize_exponent(kernel.normalize)
+        if features is not None:
+            d = features[1][positions]
+            return normalized_diag(d, s) if s else d
+        self._cache.at(theta, len(self.graphs))
+        diagonal = self._cache.diagonal
+        todo = positions[np.isnan(diagonal[positions])]
+        if len(todo):
+            diagonal[todo] = kernel.diag(take(self.graphs, todo))
+        return diagonal[positions]
 
     def _local_gradient(self, theta, request):
         """K and ∂K/∂θ on the request's positions (u×u and u×u×d), zero where not needed."""
