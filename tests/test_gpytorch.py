@@ -466,15 +466,23 @@ def test_large_pools_keep_the_measured_columns(pool, monkeypatch):
         with torch.no_grad():
             return k(indices(*(train + cand)), indices(*train)).to_dense().numpy()
 
-    K1 = posterior_block(train)
-    np.testing.assert_array_equal(K1, sk([graphs[i] for i in train + cand], [graphs[i] for i in train]))
-    assert set(k._cache.columns) == set(train)  # the candidates are paired with four graphs only
+    want1 = sk([graphs[i] for i in train + cand], [graphs[i] for i in train])
+    want2 = sk([graphs[i] for i in train + [new] + cand], [graphs[i] for i in train + [new]])
+    cross, cross_gram = [], type(sk)._cross_gram
+    monkeypatch.setattr(type(sk), "_cross_gram", lambda self, X, Y, *a: (cross.append((len(X), len(Y))),
+                                                                          cross_gram(self, X, Y, *a))[1])
+    with torch.no_grad():  # a training Gram alone makes no columns (a fit pays for its pairs only)
+        np.testing.assert_array_equal(k(indices(*train)).to_dense().numpy(), sk([graphs[i] for i in train]))
+    assert not k._cache.columns and all(n < len(graphs) for n, _ in cross)
+    cross.clear()
+    np.testing.assert_array_equal(posterior_block(train), want1)
+    # The measured graphs' whole columns, in one call; the candidates have none.
+    assert cross == [(len(graphs), 4)] and sorted(k._cache.columns) == train
+    cross.clear()
     computed.clear()
-    K2 = posterior_block(train + [new])
-    np.testing.assert_array_equal(K2, sk([graphs[i] for i in train + [new] + cand],
-                                         [graphs[i] for i in train + [new]]))
-    # The new measurement's column only: its pairs with the 18 graphs of the call.
-    assert computed == [18]
+    np.testing.assert_array_equal(posterior_block(train + [new]), want2)
+    # The new measurement's column only: its pairs with the pool's 18 graphs, one call.
+    assert cross == [(len(graphs), 1)] and computed == []
     # The candidates' self-similarities (a posterior's variances) are kept too, as a
     # vector: computed once, by the kernel's diag.
     want = sk.diag([graphs[i] for i in cand])

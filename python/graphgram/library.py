@@ -309,9 +309,9 @@ class GraphLibrary(Sequence):
         if self._path is not None and self._range is not None:
             return (_open_range, (self._path, self._range))
         lib = self._compact()
-        return (GraphLibrary._make, (np.asarray(lib._node_ptr), np.asarray(lib._edge_ptr), np.asarray(lib._edges),
-                                     np.asarray(lib._weights), _plain(lib._node), _plain(lib._edge),
-                                     None if lib._ids is None else np.asarray(lib._ids)))
+        return (_restore, (np.asarray(lib._node_ptr), np.asarray(lib._edge_ptr), np.asarray(lib._edges),
+                           np.asarray(lib._weights), _plain(lib._node), _plain(lib._edge),
+                           None if lib._ids is None else np.asarray(lib._ids)))
 
     # --- properties ----------------------------------------------------------
     @property
@@ -422,6 +422,17 @@ def _view(a):
 
 def _plain(table):
     return {name: (np.asarray(v), None if voc is None else np.asarray(voc), dt) for name, (v, voc, dt) in table.items()}
+
+
+def _restore(node_ptr, edge_ptr, edges, weights, node, edge, ids):
+    """Unpickle: the arrays made read-only and checked as a loaded store's."""
+    def ro(table):
+        return {name: (_readonly(v), None if voc is None else _readonly(voc), dt) for name, (v, voc, dt) in table.items()}
+
+    lib = GraphLibrary._make(_readonly(node_ptr), _readonly(edge_ptr), _readonly(edges), _readonly(weights),
+                             ro(node), ro(edge), None if ids is None else _readonly(ids))
+    _validate(lib, "a pickled GraphLibrary", len(node_ptr) - 1)
+    return lib
 
 
 def _open_range(path, rng):

@@ -29,8 +29,8 @@ __all__ = ["GPyTorchGraphKernel"]
 _DENSE_CACHE_MAX = 4096
 # Larger pools keep, at the current θ, the columns K(pool, j) of the graphs j
 # that a call pairs with half of its graphs or more (the measured molecules of
-# a BO loop against a batch of candidates), filled as calls compute them, in at
-# most this many bytes (the least recently used dropped first): the round
+# a BO loop against a batch of candidates), each computed whole in one call, in
+# at most this many bytes (the least recently used dropped first): the round
 # after a new measurement computes the new molecule's column, not the
 # library's values against every measured molecule again.
 _COLUMN_CACHE_BYTES = 1 << 30
@@ -80,24 +80,31 @@ class _Cache:
                 K[:, k] = K[k, :] = col[positions]  # symmetric, bit for bit
         return K
 
-    def to_columns(self, positions, need, K, n_pool):
-        """Keep K's values in the columns of the positions that have one or are paired
-        with half of the call's graphs or more (see _COLUMN_CACHE_BYTES)."""
-        d = np.diagonal(K)
-        self.diagonal[positions[~np.isnan(d)]] = d[~np.isnan(d)]
+    def new_hubs(self, positions, need, n_pool):
+        """The positions paired with half of the call's graphs or more (at least
+        _COLUMN_MIN_PAIRS), some of them outside that set (candidates: a training
+        Gram makes no columns), that have no column yet; none when their columns
+        would not fit in _COLUMN_CACHE_BYTES."""
         pairs = need.sum(axis=0) + need.sum(axis=1)
         hubs = pairs >= max(_COLUMN_MIN_PAIRS, len(positions) // 2)
+        outside = ((need | need.T)[:, ~hubs]).any(axis=1)
+        new = np.array([k for k in np.flatnonzero(hubs & outside) if positions[k] not in self.columns], dtype=np.int64)
+        return new if len(new) * n_pool * 8 <= _COLUMN_CACHE_BYTES else new[:0]
+
+    def store_columns(self, positions, columns):
+        """Keep whole columns K(pool, p), one per position (least recently used dropped
+        first beyond _COLUMN_CACHE_BYTES), and the self-similarities they hold."""
+        n_pool = columns.shape[0]
         for k, p in enumerate(positions):
-            col = self.columns.get(p)
-            if col is None and not hubs[k]:
-                continue
-            if col is None:
-                col = self.columns[p] = np.full(n_pool, np.nan)
-            self.columns.move_to_end(p)
-            ok = ~np.isnan(K[:, k])
-            col[positions[ok]] = K[ok, k]
+            self.columns[p] = np.ascontiguousarray(columns[:, k])
+            self.diagonal[p] = columns[p, k]
         while len(self.columns) * n_pool * 8 > _COLUMN_CACHE_BYTES and len(self.columns) > 1:
             self.columns.popitem(last=False)
+
+    def to_diagonal(self, positions, K):
+        """Keep the self-similarities K holds."""
+        d = np.diagonal(K)
+        self.diagonal[positions[~np.isnan(d)]] = d[~np.isnan(d)]
 
 
 class _Gram(torch.autograd.Function):
@@ -498,14 +505,24 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             K = np.full((len(pos),) * 2, np.nan)
             self._fill(kernel, request, request.need, K)
             return K
-        K = cache[np.ix_(pos, pos)] if cache is not None else self._cache.from_columns(pos)
+        if cache is not None:
+            K = cache[np.ix_(pos, pos)]
+        else:
+            # A graph paired with many in this call (a measured molecule against a
+            # batch of candidates) gets its whole column K(pool, j) in one call of
+            # the core, which the later batches and rounds read.
+            K = self._cache.from_columns(pos)
+            new = self._cache.new_hubs(pos, request.need & np.isnan(K), len(self.graphs))
+            if len(new):
+                self._cache.store_columns(pos[new], kernel._cross_gram(self.graphs, take(self.graphs, pos[new])))
+                K = self._cache.from_columns(pos)
         missing = request.need & np.isnan(K)
         if missing.any():
             self._fill(kernel, request, missing, K)
             if cache is not None:
                 cache[np.ix_(pos, pos)] = K
             else:
-                self._cache.to_columns(pos, request.need, K, len(self.graphs))
+                self._cache.to_diagonal(pos, K)
         return K
 
     def _self_values(self, theta, positions):
