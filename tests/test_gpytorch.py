@@ -494,16 +494,22 @@ def test_large_pools_keep_the_measured_columns(pool, monkeypatch):
     assert diags == [len(cand)]
 
 
-@pytest.mark.parametrize("normalize", [False, True])
-def test_large_pool_features_in_botorch_patterns(pool, monkeypatch, normalize):
-    """A large pool's explicit-feature kernel (issue #51 item 2) in the patterns of
-    BoTorch's batched posteriors — each batch one candidate against the measured
-    graphs, K(test, test), q = 2 batches, plain blocks — gives the sklearn
-    kernel's values, bit for bit, whichever local path computes them."""
+@pytest.mark.parametrize("make", [
+    lambda: WeisfeilerLehmanKernel(2, "element", verbose=False),
+    lambda: WeisfeilerLehmanKernel(2, "element", normalize=True, verbose=False),
+    lambda: molecular_kernel(verbose=False),
+], ids=["wl", "wl_normalized", "molecular"])
+def test_large_pool_in_botorch_patterns(pool, monkeypatch, make):
+    """A large pool (issue #51 item 2) in the patterns of BoTorch's batched
+    posteriors — each batch one candidate against the measured graphs,
+    K(test, test), q = 2 batches, plain blocks — gives the sklearn kernel's
+    values, bit for bit, whichever local path computes them: the pool's
+    features (explicit kernels), or kept columns and self-similarities (pair
+    kernels)."""
     from graphgram.gpytorch import _kernel as module
     monkeypatch.setattr(module, "_DENSE_CACHE_MAX", 4)
-    wl = WeisfeilerLehmanKernel(2, "element", normalize=normalize, verbose=False)
-    k = GPyTorchGraphKernel(wl, pool)
+    wl = make()
+    k = GPyTorchGraphKernel(wl, pool, learn_hyperparameters=False)
     train, cand = [0, 1, 2], list(range(3, 12))
     K = wl(pool)
     t = torch.tensor(train, dtype=torch.float64)

@@ -53,6 +53,7 @@ class _Cache:
         self.features = None        # the pool's feature map and raw diagonal; False: not applicable
         self.columns = None         # large pools: pool index -> (pool,) float64, NaN where not computed
         self.diagonal = None        # large pools: the self-similarities, NaN where not computed
+        self.raw_diagonal = None    # large pools: the raw self-similarities, for normalized columns
 
     def __reduce__(self):
         return (_Cache, ())
@@ -62,7 +63,7 @@ class _Cache:
         key = theta.tobytes()
         if key != self.theta:
             self.theta, self.values, self.gradient_key, self.gradient = key, None, None, None
-            self.columns = self.diagonal = None
+            self.columns = self.diagonal = self.raw_diagonal = None
         if self.values is None and n_pool <= _DENSE_CACHE_MAX:
             self.values = np.full((n_pool, n_pool), np.nan)
         if n_pool > _DENSE_CACHE_MAX and self.columns is None:
@@ -87,8 +88,13 @@ class _Cache:
         would not fit in _COLUMN_CACHE_BYTES."""
         pairs = need.sum(axis=0) + need.sum(axis=1)
         hubs = pairs >= max(_COLUMN_MIN_PAIRS, len(positions) // 2)
-        outside = ((need | need.T)[:, ~hubs]).any(axis=1)
-        new = np.array([k for k in np.flatnonzero(hubs & outside) if positions[k] not in self.columns], dtype=np.int64)
+        new = np.array([k for k in np.flatnonzero(hubs) if positions[k] not in self.columns], dtype=np.int64)
+        if len(new):
+            new = new[need[np.ix_(new, ~hubs)].any(axis=1) | need[np.ix_(~hubs, new)].any(axis=0)]
+        return self.fitting(new, n_pool)
+
+    def fitting(self, new, n_pool):
+        """new, or none of it when its columns would not fit in _COLUMN_CACHE_BYTES."""
         return new if len(new) * n_pool * 8 <= _COLUMN_CACHE_BYTES else new[:0]
 
     def store_columns(self, positions, columns):
@@ -507,6 +513,21 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             return K
         if cache is not None:
             K = cache[np.ix_(pos, pos)]
+        elif (hub := _hubs(request)) is not None:
+            # BoTorch's batched posteriors: rows of the measured graphs (whole columns,
+            # kept) and self-similarities (kept) are all they need; no u×u need matrix.
+            H = np.flatnonzero(hub)
+            new = self._cache.fitting(np.array([k for k in H if pos[k] not in self._cache.columns], dtype=np.int64),
+                                      len(self.graphs))
+            if len(new):
+                self._cache.store_columns(pos[new], self._columns(kernel, pos[new]))
+            if all(p in self._cache.columns for p in pos[H]):
+                K = self._cache.from_columns(pos)
+                d = np.flatnonzero(np.isnan(np.diagonal(K)))
+                if len(d):
+                    K[d, d] = self._self_values(theta, pos[d])
+                return K
+            K = self._cache.from_columns(pos)
         else:
             # A graph paired with many in this call (a measured molecule against a
             # batch of candidates) gets its whole column K(pool, j) in one call of
@@ -514,7 +535,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             K = self._cache.from_columns(pos)
             new = self._cache.new_hubs(pos, request.need & np.isnan(K), len(self.graphs))
             if len(new):
-                self._cache.store_columns(pos[new], kernel._cross_gram(self.graphs, take(self.graphs, pos[new])))
+                self._cache.store_columns(pos[new], self._columns(kernel, pos[new]))
                 K = self._cache.from_columns(pos)
         missing = request.need & np.isnan(K)
         if missing.any():
@@ -524,6 +545,17 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             else:
                 self._cache.to_diagonal(pos, K)
         return K
+
+    def _columns(self, kernel, positions):
+        """The whole columns K(pool, positions), normalized as the kernel is, with the
+        pool's raw self-similarities computed once per θ (a column of a normalized
+        kernel needs all of them)."""
+        raw = None
+        if normalize_exponent(kernel.normalize):
+            if self._cache.raw_diagonal is None:
+                self._cache.raw_diagonal = kernel._raw_diag(self.graphs)
+            raw = self._cache.raw_diagonal
+        return kernel._cross_gram(self.graphs, take(self.graphs, positions), raw)
 
     def _self_values(self, theta, positions):
         """K(x, x) for the pool positions, from the pool's features or the kept diagonal
