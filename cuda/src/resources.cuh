@@ -6,12 +6,28 @@
 // ggcuda.cu only, after the CUDA runtime (or the emulation's).
 #pragma once
 
+#include <pthread.h>
+
+#include <algorithm>
 #include <cstring>
-#include <map>
-#include <mutex>
+#include <utility>
 #include <vector>
 
 namespace {
+
+// Lock and Hold: a mutex and its scoped hold on pthreads. std::mutex::lock
+// reports failure through libstdc++'s out-of-line __throw_system_error,
+// which the wheels' portable link (libc++abi, cuda/build.py) does not have.
+struct Lock {
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+};
+struct Hold {
+    pthread_mutex_t* m;
+    explicit Hold(Lock& l) : m(&l.m) { pthread_mutex_lock(m); }
+    ~Hold() { pthread_mutex_unlock(m); }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+};
 
 // MAX_DEVICES bounds the device indices whose properties and memory are
 // kept; a device beyond it is queried each call and its memory not kept.
@@ -43,14 +59,14 @@ cudaError_t query_props(int dev, DeviceProps* p) {
 // (cudaGetDeviceProperties costs far more than a small call's work).
 cudaError_t device_props(int dev, DeviceProps* p) {
     struct Cached {
-        std::mutex m;
+        Lock m;
         bool ready = false;
         DeviceProps p;
     };
     static Cached cache[MAX_DEVICES];
     if (dev < 0 || dev >= MAX_DEVICES) return query_props(dev, p);
     Cached& c = cache[dev];
-    std::lock_guard<std::mutex> l(c.m);
+    Hold l(c.m);
     if (!c.ready) {
         cudaError_t e = query_props(dev, &c.p);
         if (e != cudaSuccess) return e;
@@ -67,8 +83,8 @@ cudaError_t device_props(int dev, DeviceProps* p) {
 // the device's free memory cannot serve.
 constexpr int64_t KEEP_SHARE_DIV = 8;  // keep at most total memory / 8 idle
 struct IdleBlocks {
-    std::mutex m;
-    std::multimap<size_t, void*> blocks;
+    Lock m;
+    std::vector<std::pair<size_t, void*>> blocks;  // sorted by capacity (a vector: no out-of-line tree code)
     int64_t bytes = 0;
     int64_t limit = -1;  // < 0: not yet known (set from the device's memory)
 };
@@ -81,7 +97,7 @@ struct MemoryCache {
     int64_t release(int d) {
         if (d < 0 || d >= MAX_DEVICES) return 0;
         IdleBlocks& ib = dev[d];
-        std::lock_guard<std::mutex> l(ib.m);
+        Hold l(ib.m);
         int prev = -1;
         if (!ib.blocks.empty() && cudaGetDevice(&prev) == cudaSuccess && prev != d) cudaSetDevice(d);
         for (auto& b : ib.blocks) cudaFree(b.second);
@@ -93,7 +109,7 @@ struct MemoryCache {
     }
     int64_t idle(int d) {
         if (d < 0 || d >= MAX_DEVICES) return 0;
-        std::lock_guard<std::mutex> l(dev[d].m);
+        Hold l(dev[d].m);
         return dev[d].bytes;
     }
 };
@@ -129,14 +145,18 @@ struct Arena {
             if (!ok && ib) memory_cache().release(device);
             return;
         }
-        std::lock_guard<std::mutex> l(ib->m);
+        Hold l(ib->m);
         if (ib->limit < 0) {
             DeviceProps p;
             ib->limit = device_props(device, &p) == cudaSuccess ? p.total_mem / KEEP_SHARE_DIV : 0;
         }
         for (const Block& b : blocks) {
             if (ib->bytes + (int64_t)b.cap <= ib->limit) {
-                ib->blocks.emplace(b.cap, b.p);
+                const std::pair<size_t, void*> e(b.cap, b.p);
+                ib->blocks.insert(std::upper_bound(ib->blocks.begin(), ib->blocks.end(), e,
+                                                   [](const std::pair<size_t, void*>& x,
+                                                      const std::pair<size_t, void*>& y) { return x.first < y.first; }),
+                                  e);
                 ib->bytes += (int64_t)b.cap;
             } else {
                 cudaFree(b.p);
@@ -151,8 +171,9 @@ struct Arena {
         }
         if (device < MAX_DEVICES) {
             IdleBlocks& ib = memory_cache().dev[device];
-            std::lock_guard<std::mutex> l(ib.m);
-            auto it = ib.blocks.lower_bound(bytes);
+            Hold l(ib.m);
+            auto it = std::lower_bound(ib.blocks.begin(), ib.blocks.end(), bytes,
+                                       [](const std::pair<size_t, void*>& x, size_t n) { return x.first < n; });
             if (it != ib.blocks.end() && fits(it->first, bytes)) {
                 *p = it->second;
 #if defined(GG_EMU)
