@@ -351,10 +351,10 @@ func TestDevicesReport(t *testing.T) {
 		if _, _, err := gram(t, testBatch(3), "cuda", lib); err != nil {
 			t.Fatal(err)
 		}
-		kept := keptBytes(t, lib)
+		kept := device0(t, lib).KeptBytes
 		freed, err := ReleaseGPUMemory(lib)
-		if err != nil || kept <= 0 || freed != kept || keptBytes(t, lib) != 0 {
-			t.Errorf("kept %d bytes, ReleaseGPUMemory freed %d (%v), %d kept after", kept, freed, err, keptBytes(t, lib))
+		if err != nil || kept <= 0 || freed != kept || device0(t, lib).KeptBytes != 0 {
+			t.Errorf("kept %d bytes, ReleaseGPUMemory freed %d (%v), %d kept after", kept, freed, err, device0(t, lib).KeptBytes)
 		}
 	case !r.Built:
 		if r.Usable || !strings.Contains(r.Reason, "without CUDA") || len(r.Devices) != 0 {
@@ -367,20 +367,6 @@ func TestDevicesReport(t *testing.T) {
 		}
 	}
 	t.Log(js)
-}
-
-// keptBytes is the memory Devices reports kept for device 0.
-func keptBytes(t *testing.T, lib string) int64 {
-	t.Helper()
-	js, err := Devices(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r deviceReport
-	if err := json.Unmarshal([]byte(js), &r); err != nil || len(r.Devices) == 0 {
-		t.Fatalf("%v: %s", err, js)
-	}
-	return r.Devices[0].KeptBytes
 }
 
 // TestDiagGradCompute checks mode "diag_grad" through Compute against the

@@ -126,6 +126,8 @@ def test_from_graphs_refuses_mismatched_attributes():
         GraphLibrary.from_graphs([a, Graph(1, node_attrs={"s": [1]})])
     with pytest.raises(ValueError, match=r"graphs\[1\] has node attribute 'u' that graphs\[0\] lacks"):
         GraphLibrary.from_graphs([a, Graph(1, node_attrs={"s": ["N"], "u": [1]})])
+    with pytest.raises(ValueError, match=r"graphs\[1\] has node attribute 'u' that graphs\[0\] lacks"):
+        GraphLibrary.from_graphs([Graph(1), Graph(1, node_attrs={"u": [1]})])  # the first has none at all
     with pytest.raises(ValueError, match="ids has 1 entries for 2 graphs"):
         GraphLibrary.from_graphs([a, a], ids=["x"])
 

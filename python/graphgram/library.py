@@ -513,11 +513,6 @@ def _pack_attributes(graphs, kind, counts):
                                  "shape %s; an attribute has one type and width in a library"
                                  % (i, kind, name, a.dtype, a.shape[1:], first, a0.dtype, a0.shape[1:]))
             parts.append(a)
-        for i, g in enumerate(graphs):
-            extra = set(g._node_attrs if kind == "node" else g._edge_attrs) - set(ref)
-            if counts[i] and extra:
-                raise ValueError("graphs[%d] has %s attribute %r that graphs[%d] lacks: a library's graphs have "
-                                 "the same attributes" % (i, kind, sorted(extra)[0], first))
         values = np.concatenate(parts)
         vocab, dtype = None, values.dtype
         if values.dtype.kind == "U":
@@ -527,6 +522,13 @@ def _pack_attributes(graphs, kind, counts):
         else:
             values = _narrow(values)
         table[name] = (_readonly(np.ascontiguousarray(values)), vocab, dtype)
+    # Checked once, after the attributes the first graph has (it also catches extras
+    # when that graph has none).
+    for i, g in enumerate(graphs):
+        extra = set(g._node_attrs if kind == "node" else g._edge_attrs) - set(ref)
+        if counts[i] and extra:
+            raise ValueError("graphs[%d] has %s attribute %r that graphs[%d] lacks: a library's graphs have "
+                             "the same attributes" % (i, kind, sorted(extra)[0], first))
     return table
 
 

@@ -187,7 +187,7 @@ def _feature_gram(features, s, request):
         B = cosine_normalize(B, d[pos[H]], d[pos], s)
     K[H, :] = B
     K[:, H] = B.T
-    np.fill_diagonal(K, normalized_diag(d[pos], s) if s else d[pos])
+    np.fill_diagonal(K, normalized_diag(d[pos], s))
     return K
 
 
@@ -565,7 +565,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         s = normalize_exponent(kernel.normalize)
         if features is not None:
             d = features[1][positions]
-            return normalized_diag(d, s) if s else d
+            return normalized_diag(d, s)
         self._cache.at(theta, len(self.graphs))
         diagonal = self._cache.diagonal
         todo = positions[np.isnan(diagonal[positions])]
@@ -655,7 +655,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         diag = np.flatnonzero(np.diagonal(missing) & ~covered)
         if len(diag):
             pos = request.positions[diag]
-            K[diag, diag] = normalized_diag(d[pos], s) if s else d[pos]
+            K[diag, diag] = normalized_diag(d[pos], s)
 
     def __repr__(self):
         return "GPyTorchGraphKernel(%r, %d graphs)" % (self.graph_kernel, len(self.graphs))
