@@ -117,17 +117,19 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// ContentFingerprint hashes g's content and the vectors extra (FNV-1a over
-// the content words): equal content, equal fingerprints, in every process. It
-// buckets graphs for an equality test within one call; it is no order.
+// ContentFingerprint hashes g's content and the vectors extra (a multiply-xor
+// step per content word, then the splitmix64 finalizer): equal content, equal
+// fingerprints, in every process. It buckets graphs for an equality test; it
+// is no order.
 func ContentFingerprint(g *Graph, extra ...[]float64) uint64 {
 	h := uint64(14695981039346656037)
 	contentWords(g, extra, func(w uint64) {
-		for range 8 {
-			h ^= w & 0xff
-			h *= 1099511628211
-			w >>= 8
-		}
+		h = (h ^ w) * 0x9e3779b97f4a7c15
+		h ^= h >> 32
 	})
-	return h
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
 }

@@ -285,12 +285,29 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 		}
 	}
 	qs := make([]quotient, len(all))
-	refine := opt.refines()
+	refine, packMin := opt.refines(), opt.PackMinEdges
+	// A graph met before has its set-up cached (sidecache.go); a new one is
+	// prepared from a copy of its start probabilities (which may be a view
+	// of the caller's memory; graphs are immutable).
+	cached := make([]*preparedSide, len(all))
+	keys := make([]uint64, len(all))
+	copyStarts := make([][]float64, len(all))
+	qfp := make([]uint64, len(all)) // the quotients' fingerprints, for grouping (refine only)
 	// Refinement and packing (with reordering) are linear in each graph's
 	// size; spread them over the cores like the pairs.
 	err = schedule.Run(opt.Control, len(all), opt.NJobs, 16, func(_, i int) error {
+		g, start := all[i], starts[i]
+		if SideCacheBytes > 0 {
+			keys[i] = sideKey(g, start)
+			if e := sideCache.get(keys[i], g, start, refine, packMin); e != nil {
+				cached[i], qs[i], qfp[i] = e, e.q, e.qfp
+				return nil
+			}
+			start = cloneStart(start)
+			copyStarts[i] = start
+		}
 		if !refine {
-			qs[i] = quotient{g: all[i], start: starts[i]}
+			qs[i] = quotient{g: g, start: start}
 			return nil
 		}
 		name := fmt.Sprintf("X[%d]", i)
@@ -298,13 +315,15 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 			name = fmt.Sprintf("Y[%d]", i-len(X))
 		}
 		var err error
-		qs[i], err = safeQuotient(name, all[i], starts[i])
+		if qs[i], err = safeQuotient(name, g, start); err == nil {
+			qfp[i] = graph.ContentFingerprint(qs[i].g, qs[i].content()...)
+		}
 		return err
 	})
 	if err != nil {
 		return
 	}
-	group := func(qs []quotient) (set sideSet, todo []quotient) {
+	group := func(qs []quotient, qfp []uint64) (set sideSet, todo []quotient) {
 		// Graphs whose quotients have the same content, bit for bit, share
 		// a side: every pair of theirs is the same arithmetic.
 		seen := map[uint64][]int{} // fingerprint → indices into todo
@@ -312,7 +331,7 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 		for i := range qs {
 			q := &qs[i]
 			if refine {
-				fp := graph.ContentFingerprint(q.g, q.content()...)
+				fp := qfp[i]
 				for _, u := range seen[fp] {
 					r := &todo[u]
 					if graph.CompareContent(q.g, q.content(), r.g, r.content()) == 0 {
@@ -328,13 +347,28 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 		set.sides = make([]side, len(todo))
 		return set, todo
 	}
-	xs, qx := group(qs[:len(X)])
-	ys, qy := group(qs[len(X):])
+	xs, qx := group(qs[:len(X)], qfp[:len(X)])
+	ys, qy := group(qs[len(X):], qfp[len(X):])
 	err = schedule.Run(opt.Control, len(qx)+len(qy), opt.NJobs, 16, func(_, i int) error {
-		if i < len(qx) {
-			xs.sides[i] = newQuotientSide(qx[i], opt.PackMinEdges)
-		} else {
-			ys.sides[i-len(qx)] = newQuotientSide(qy[i-len(qx)], opt.PackMinEdges)
+		set, q, u, offset := &xs, qx, i, 0
+		if i >= len(qx) {
+			set, q, u, offset = &ys, qy, i-len(qx), len(X)
+		}
+		// The side of the group's first graph; a group's graphs have equal
+		// quotients, hence equal sides.
+		first := offset + set.members[u][0]
+		if e := cached[first]; e != nil {
+			set.sides[u] = e.s
+			return nil
+		}
+		set.sides[u] = newQuotientSide(q[u], packMin)
+		if SideCacheBytes > 0 {
+			for _, j := range set.members[u] {
+				if j += offset; cached[j] == nil {
+					sideCache.put(keys[j], &preparedSide{g: all[j], start: copyStarts[j], refine: refine,
+						packMin: packMin, q: qs[j], qfp: qfp[j], s: set.sides[u], bytes: sizeOf(all[j])})
+				}
+			}
 		}
 		return nil
 	})
