@@ -557,6 +557,39 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             raw = self._cache.raw_diagonal
         return kernel._cross_gram(self.graphs, take(self.graphs, positions), raw)
 
+    def _pool_columns(self, theta, positions):
+        """K(pool, positions) at θ (pool × len(positions)), the values the kernel's calls
+        give: from the pool's features, else from the kept columns or dense cache, the
+        missing columns computed whole (and kept where they fit)."""
+        positions = np.asarray(positions, dtype=np.int64)
+        kernel = self._kernel_at(theta)
+        features = self._pool_features(kernel)
+        if features is not None:
+            F, d = features
+            s = normalize_exponent(kernel.normalize)
+            B = np.asarray((F @ F[positions].T).toarray(), dtype=np.float64)
+            return cosine_normalize(B, d, d[positions], s) if s else B
+        values = self._cache.at(theta, len(self.graphs))
+        if values is not None:
+            new = np.unique(positions[np.isnan(values[:, positions]).any(axis=0)])
+            if len(new):
+                C = self._columns(kernel, new)
+                values[:, new], values[new, :] = C, C.T
+            return values[:, positions].copy()
+        new = np.unique([p for p in positions if p not in self._cache.columns]).astype(np.int64)
+        kept = self._cache.fitting(new, len(self.graphs))
+        if len(kept):
+            self._cache.store_columns(kept, self._columns(kernel, kept))
+        out = np.empty((len(self.graphs), len(positions)))
+        rest = [k for k, p in enumerate(positions) if p not in self._cache.columns]
+        if rest:
+            out[:, rest] = self._columns(kernel, positions[rest])
+        for k, p in enumerate(positions):
+            col = self._cache.columns.get(p)
+            if col is not None:
+                out[:, k] = col
+        return out
+
     def _self_values(self, theta, positions):
         """K(x, x) for the pool positions, from the pool's features or the kept diagonal
         (computing those it lacks): the same values as in a Gram block."""
@@ -566,11 +599,13 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         if features is not None:
             d = features[1][positions]
             return normalized_diag(d, s)
-        self._cache.at(theta, len(self.graphs))
-        diagonal = self._cache.diagonal
-        todo = positions[np.isnan(diagonal[positions])]
+        values = self._cache.at(theta, len(self.graphs))
+        diagonal = self._cache.diagonal if values is None else np.diagonal(values).copy()
+        todo = np.unique(positions[np.isnan(diagonal[positions])])
         if len(todo):
             diagonal[todo] = kernel.diag(take(self.graphs, todo))
+            if values is not None:
+                values[todo, todo] = diagonal[todo]
         return diagonal[positions]
 
     def _local_gradient(self, theta, request):

@@ -4,13 +4,12 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 import torch
-from gpytorch.kernels import ScaleKernel
 from sklearn.utils import check_random_state
 
 from ..gaussian_process._inducing import choose
 from ..graph import take
 from ..kernels._normalize import normalize_exponent
-from ._kernel import GPyTorchGraphKernel
+from ._posterior import read_model
 
 __all__ = ["thompson_sampling"]
 
@@ -64,38 +63,16 @@ def thompson_sampling(model, candidates, q=1, random_state=None, n_inducing=256,
         Each one's value in the sample that picked it (in the model's outcome
         space, before its outcome transform is undone).
     """
-    covar = model.covar_module
-    scale = 1.0
-    if isinstance(covar, ScaleKernel):
-        scale, covar = float(covar.outputscale.detach().reshape(-1)[0]), covar.base_kernel
-    if not isinstance(covar, GPyTorchGraphKernel):
-        raise TypeError("thompson_sampling needs a model whose covar_module is a GPyTorchGraphKernel or a "
-                        "ScaleKernel of one, got %s" % type(covar).__name__)
-    if getattr(model, "input_transform", None) is not None:
-        raise ValueError("the model has an input transform: it would rescale the column of graph indices; "
-                         "fit it without one")
-    train_x = model.train_inputs[0]
-    if train_x.dim() != 2:
-        raise ValueError("the model's training inputs have shape %s: thompson_sampling takes models without "
-                         "batch dimensions, inputs (n, 1)" % (tuple(train_x.shape),))
-    train = covar._indices(train_x, "the model's training inputs")
-    cand_x = torch.as_tensor(np.asarray(candidates) if not torch.is_tensor(candidates) else candidates)
-    if cand_x.dim() == 1:
-        cand_x = cand_x[:, None]
-    cand = covar._indices(cand_x.to(torch.float64), "candidates")
+    m = read_model(model, candidates, "thompson_sampling")
+    cand = m.candidates
     if not isinstance(q, (int, np.integer)) or not 1 <= q <= len(cand):
         raise ValueError("q must be an integer from 1 to the %d candidates, got %r" % (len(cand), q))
     if not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError("chunk must be a positive integer, got %r" % (chunk,))
     rng = check_random_state(random_state)
     with torch.no_grad():
-        phi = _features(covar, np.concatenate([train, cand]), n_inducing, rng)
-        y = model.train_targets.detach().cpu().numpy().astype(np.float64)
-        noise = np.broadcast_to(model.likelihood.noise.detach().cpu().numpy().astype(np.float64).reshape(-1),
-                                y.shape)
-        mean_x = model.mean_module(train_x).detach().cpu().numpy().astype(np.float64).reshape(-1)
-        mean_c = model.mean_module(cand_x.to(train_x)).detach().cpu().numpy().astype(np.float64).reshape(-1)
-    return _pick(phi, len(train), scale, y, noise, mean_x, mean_c, cand, q, rng, chunk)
+        phi = _features(m.kernel, np.concatenate([m.train, cand]), n_inducing, rng)
+    return _pick(phi, len(m.train), m.scale, m.y, m.noise, m.mean_train, m.mean_candidates, cand, q, rng, chunk)
 
 
 def _features(kernel, positions, n_inducing, rng):
