@@ -3,37 +3,22 @@ from finite features. With the prior draws at zero a path is the posterior mean,
 exactly; many paths have the posterior's covariance; picks are distinct
 candidates, the same for a seed."""
 
-import csv
-
 import numpy as np
 import pytest
 import torch
 from botorch.models import SingleTaskGP
-from gpytorch.kernels import ScaleKernel
 
-from graphgram import GraphLibrary, WeisfeilerLehmanKernel, molecular_kernel
+from graphgram import WeisfeilerLehmanKernel, molecular_kernel
 from graphgram.gpytorch import GPyTorchGraphKernel, thompson_sampling
 from graphgram.gpytorch._thompson import _features, _pick
 
-from conftest import dataset_dir
+from index_models import esol_library, index_model
 
 
 @pytest.fixture(scope="module")
 def esol():
-    rows = list(csv.DictReader(open(dataset_dir("ESOL") / "delaney-processed.csv")))[:60]
-    lib = GraphLibrary.from_smiles([r["smiles"] for r in rows], verbose=False)
-    y = np.array([float(r["measured log solubility in mols per litre"]) for r in rows])
-    return lib, y
+    return esol_library()
 
-
-def model_of(kernel, lib, y, train, noise=0.05, scale=2.0):
-    X = torch.tensor(train, dtype=torch.float64)[:, None]
-    Y = torch.tensor(y[train], dtype=torch.float64)[:, None]
-    gp = SingleTaskGP(X, Y, covar_module=ScaleKernel(kernel), outcome_transform=None)
-    gp.covar_module.outputscale = scale
-    gp.likelihood.noise = noise
-    gp.mean_module.constant.data.fill_(-2.0)
-    return gp.eval()
 
 
 def paths(gp, cand, prior, seeds=(0,)):
@@ -60,7 +45,7 @@ def paths(gp, cand, prior, seeds=(0,)):
 def test_path_without_prior_draws_is_the_posterior_mean(esol, make):
     lib, y = esol
     train = np.arange(0, 60, 4)
-    gp = model_of(make(lib), lib, y, train)
+    gp = index_model(make(lib), y, train)
     cand = np.setdiff1d(np.arange(60), train)
     with torch.no_grad():
         want = gp.posterior(torch.tensor(cand, dtype=torch.float64)[:, None]).mean.numpy().ravel()
@@ -72,8 +57,8 @@ def test_paths_have_the_posterior_covariance(esol):
     """1,500 exact WL paths over 8 candidates: mean and covariance within Monte Carlo error."""
     lib, y = esol
     train = np.arange(0, 60, 5)
-    gp = model_of(GPyTorchGraphKernel(WeisfeilerLehmanKernel(2, "element", normalize=True, verbose=False), lib),
-                  lib, y, train)
+    gp = index_model(GPyTorchGraphKernel(WeisfeilerLehmanKernel(2, "element", normalize=True, verbose=False), lib),
+                     y, train)
     cand = np.arange(1, 60, 7)
     with torch.no_grad():
         post = gp.posterior(torch.tensor(cand, dtype=torch.float64)[:, None])
@@ -90,7 +75,7 @@ def test_picks(esol):
     train = np.arange(0, 60, 4)
     for kernel in (GPyTorchGraphKernel(WeisfeilerLehmanKernel(2, "element", normalize=True, verbose=False), lib),
                    GPyTorchGraphKernel(molecular_kernel(verbose=False), lib)):   # Nyström features
-        gp = model_of(kernel, lib, y, train)
+        gp = index_model(kernel, y, train)
         cand = np.setdiff1d(np.arange(60), train)
         chosen, values = thompson_sampling(gp, cand, q=20, random_state=3, n_inducing=12, chunk=6)
         picks = chosen[:, 0].numpy().astype(int)
@@ -107,8 +92,8 @@ def test_bad_models(esol):
                       covar_module=RBFKernel())
     with pytest.raises(TypeError, match="covar_module is a GPyTorchGraphKernel"):
         thompson_sampling(gp, [1, 2], q=1)
-    gp = model_of(GPyTorchGraphKernel(WeisfeilerLehmanKernel(2, "element", verbose=False), lib), lib, y,
-                  np.arange(5))
+    gp = index_model(GPyTorchGraphKernel(WeisfeilerLehmanKernel(2, "element", verbose=False), lib), y,
+                     np.arange(5))
     with pytest.raises(ValueError, match="q must be an integer from 1 to the 2 candidates"):
         thompson_sampling(gp, [7, 8], q=3)
     with pytest.raises(IndexError, match="out of range"):

@@ -16,6 +16,9 @@ __all__ = ["kriging_believer", "log_expected_improvement"]
 _LOG_EI_SERIES_BELOW = -25.0
 # Candidates per block of the triangular solves (n × block float64 at a time).
 _BLOCK = 8192
+# Candidates brought up to date together when the leading score is stale: one
+# kernel block of this many rows against the picks they lack.
+_REFRESH = 128
 
 
 def log_expected_improvement(mean, std, best_f):
@@ -60,11 +63,14 @@ def kriging_believer(model, candidates, q=1, acquisition="log_ei", beta=2.0, bes
         c_j = s k(c, x_j) − Vᵀ L⁻¹ s k(X, x_j) − Σ_{i<j} ĉ_i(c) ĉ_i(x_j),
         ĉ_j = c_j / √(σ²_{j−1}(x_j) + noise),  σ²_j = σ²_{j−1} − ĉ_j²,
 
-    O(N·(n + q)) memory and one kernel column per pick over the N
-    candidates: sparse products for explicit-feature kernels (their features,
-    computed once), the low-rank kernel's features when it has inducing
-    graphs, and otherwise whole kernel columns, computed once per θ and kept
-    by the kernel (the marginalized kernel: N pairs per pick). No N × N
+    O(N·(n + q)) memory. A pick only lowers the others' variances, so
+    their scores only fall: a candidate's last score bounds its current one,
+    and only candidates whose last score leads are brought up to date
+    (lazy greedy, the same picks), in blocks of 128 against the picks they
+    lack — a few thousand kernel pairs per pick rather than a column over
+    the library. Values from the kernel's features for explicit-feature
+    kernels (computed once) and low-rank kernels, else kernel blocks (the
+    training inputs' whole columns, which the kernel keeps). No N × N
     matrix; the result is exact for the model (not a Monte Carlo estimate).
 
     BoTorch's ``optimize_acqf_discrete(qLogNoisyExpectedImprovement(...), q=96,
@@ -130,8 +136,8 @@ def kriging_believer(model, candidates, q=1, acquisition="log_ei", beta=2.0, bes
         raise ValueError("noise must be a number >= 0, got %r" % (noise,))
     best = float(np.max(m.y)) if best_f is None else float(best_f)
     with torch.no_grad():
-        column, diag = _column_source(m)
-        KX = m.scale * column(m.train)                                  # (n + N) × n
+        train_columns, block, diag = _value_source(m)
+        KX = m.scale * train_columns()                                  # (n + N) × n
         A = KX[:n] + np.diag(m.noise)
         L = scipy.linalg.cholesky(0.5 * (A + A.T), lower=True, check_finite=False)
         alpha = scipy.linalg.cho_solve((L, True), m.y - m.mean_train, check_finite=False)
@@ -141,55 +147,78 @@ def kriging_believer(model, candidates, q=1, acquisition="log_ei", beta=2.0, bes
             V[:, b:b + _BLOCK] = scipy.linalg.solve_triangular(L, KX[n + b:n + b + _BLOCK].T, lower=True,
                                                                check_finite=False)
         del KX
-        var = m.scale * diag() - np.einsum("ij,ij->j", V, V)
-        var = np.maximum(var, 0.0)
-        C = np.empty((len(cand), q))
+        var = np.maximum(m.scale * diag() - np.einsum("ij,ij->j", V, V), 0.0)
+
+        def acquire(rows):
+            if acquisition == "log_ei":
+                return log_expected_improvement(mean[rows], np.sqrt(var[rows]), best)
+            return mean[rows] + np.sqrt(beta * var[rows])
+
+        # Lazily: a candidate's score only falls as picks shrink its variance, so a
+        # stale score bounds its current one; only the candidates whose stale score
+        # leads are brought up to date (their pairs with the picks they lack).
+        C = np.zeros((len(cand), q))           # C[x, l]: ĉ_l(x), valid for l < done[x]
+        done = np.zeros(len(cand), dtype=np.int64)
+        W, d, picked = np.empty((n, q)), np.empty(q), []
+        score = acquire(slice(None))
+
+        def refresh(rows, j):
+            lo = int(done[rows].min())
+            P = m.scale * block(cand[rows], cand[picked[lo:j]])
+            for l in range(lo, j):
+                r = rows[done[rows] <= l]
+                c = P[done[rows] <= l, l - lo] - V[:, r].T @ W[:, l] - C[r, :l] @ C[picked[l], :l]
+                C[r, l] = c / np.sqrt(d[l]) if d[l] > 0 else 0.0
+                var[r] = np.maximum(var[r] - C[r, l] ** 2, 0.0)
+            done[rows] = j
+            score[rows] = acquire(rows)
+
         chosen, values = [], []
         for j in range(q):
-            score = (log_expected_improvement(mean, np.sqrt(var), best) if acquisition == "log_ei"
-                     else mean + np.sqrt(beta * var))
-            score = np.where(allowed, score, -np.inf)
-            k = int(np.argmax(score))
-            if not allowed[k]:
-                k = int(np.flatnonzero(allowed)[0])   # every score −inf: the first allowed
+            while True:
+                s = np.where(allowed, score, -np.inf)
+                k = int(np.argmax(s))
+                if not s[k] > -np.inf:
+                    k = int(np.flatnonzero(allowed)[0])   # every score −inf: the first allowed
+                if done[k] == j:
+                    break
+                stale = np.flatnonzero(allowed & (done < j))
+                if len(stale) > _REFRESH:
+                    stale = stale[np.argpartition(-s[stale], _REFRESH)[:_REFRESH]]
+                refresh(np.union1d(stale, [k]), j)
             chosen.append(cand[k])
             values.append(float(score[k]))
             allowed[k] = False
+            picked.append(k)
             if j == q - 1:
                 break
-            col = m.scale * column(np.array([cand[k]]))[:, 0]
-            c = col[n:] - V.T @ scipy.linalg.solve_triangular(L, col[:n], lower=True, check_finite=False)
-            c -= C[:, :j] @ C[k, :j]
-            d = var[k] + noise
-            C[:, j] = c / np.sqrt(d) if d > 0 else 0.0
-            var = np.maximum(var - C[:, j] ** 2, 0.0)
+            W[:, j] = scipy.linalg.solve_triangular(L, m.scale * block(m.train, cand[[k]])[:, 0], lower=True,
+                                                    check_finite=False)
+            d[j] = var[k] + noise
     return (torch.tensor(np.asarray(chosen, dtype=np.float64))[:, None],
             torch.tensor(np.asarray(values, dtype=np.float64)))
 
 
-def _column_source(m):
-    """(column, diag): column(positions) is K(train ∪ candidates, positions) (rows the
-    training inputs, then the candidates), diag() K(c, c) over the candidates, both
-    without the outputscale: from finite features where the kernel has them exactly
-    (explicit features, a low-rank kernel), else from whole kernel columns."""
+def _value_source(m):
+    """(train_columns, block, diag), the kernel's values without the outputscale:
+    train_columns() is K(train ∪ candidates, train) (rows the training inputs, then the
+    candidates), block(rows, cols) K(rows, cols) for pool positions, diag() K(c, c)
+    over the candidates. From finite features where the kernel has them exactly
+    (explicit features, a low-rank kernel), else from the kernel: the training
+    inputs' whole columns (kept by the kernel), blocks computed as asked."""
     kernel, theta = m.kernel, m.theta
     rows = np.concatenate([m.train, m.candidates])
     if kernel.inducing is not None or kernel._pool_features(kernel._kernel_at(theta)) is not None:
         phi = _features(kernel, rows, None, None)  # exact features: no inducing graphs to choose
         where = {int(p): k for k, p in reversed(list(enumerate(rows)))}
 
-        def column(positions):
-            return _dense(phi @ phi[[where[int(p)] for p in positions]].T)
+        def at(positions):
+            return phi[[where[int(p)] for p in positions]]
 
         def diag():
             pc = phi[len(m.train):]
             return np.asarray(pc.multiply(pc).sum(axis=1)).ravel() if hasattr(pc, "multiply") \
                 else np.einsum("ij,ij->i", pc, pc)
-        return column, diag
-
-    def column(positions):
-        return kernel._pool_columns(theta, positions)[rows]
-
-    def diag():
-        return kernel._self_values(theta, m.candidates)
-    return column, diag
+        return (lambda: _dense(phi @ at(m.train).T)), (lambda r, c: _dense(at(r) @ at(c).T)), diag
+    return ((lambda: kernel._pool_columns(theta, m.train)[rows]), (lambda r, c: kernel._block_values(theta, r, c)),
+            (lambda: kernel._self_values(theta, m.candidates)))

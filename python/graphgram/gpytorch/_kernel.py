@@ -590,6 +590,22 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
                 out[:, k] = col
         return out
 
+    def _block_values(self, theta, rows, cols):
+        """K(pool[rows], pool[cols]) at θ, the values the kernel's calls give (normalized
+        as it is; the large pool's kept raw self-similarities used where it has them)."""
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        kernel = self._kernel_at(theta)
+        features = self._pool_features(kernel)
+        s = normalize_exponent(kernel.normalize)
+        if features is not None:
+            F, d = features
+            B = np.asarray((F[rows] @ F[cols].T).toarray(), dtype=np.float64)
+            return cosine_normalize(B, d[rows], d[cols], s) if s else B
+        self._cache.at(theta, len(self.graphs))
+        raw = self._cache.raw_diagonal
+        return kernel._cross_gram(take(self.graphs, rows), take(self.graphs, cols),
+                                  None if raw is None or not s else raw[rows])
+
     def _self_values(self, theta, positions):
         """K(x, x) for the pool positions, from the pool's features or the kept diagonal
         (computing those it lacks): the same values as in a Gram block."""
