@@ -14,6 +14,7 @@ fingerprints (radius 2, 2048 bits; the usual chemistry baseline, written here in
 GPyTorch), and random search.
 
     python benchmarks/bench_bo.py --dataset FreeSolv --rounds 50 --seeds 0 1 2
+    python benchmarks/bench_bo.py --dataset druglike --pool 2000 --target qed --rounds 60 --seeds 0 1 2 3 4
 
 The graph kernels keep their hyperparameters from one round to the next (the
 previous fit is the next one's start), as a BO loop would.
@@ -64,7 +65,13 @@ class TanimotoKernel(Kernel):
         return dot / (n1 + n2 - dot).clamp_min(1e-12)
 
 
-def load(name):
+def load(name, pool=2000, target="logp"):
+    """(SMILES, values to maximize) of a data set; "druglike": ``pool`` generated drug-size
+    molecules (_druglike.py, seed 0) with an RDKit-computed ``target``."""
+    if name == "druglike":
+        from _druglike import druglike
+        smiles, y = druglike(pool, seed=0, target=target)
+        return smiles, np.asarray(y, dtype=np.float64)
     path, scol, ycol, sign = SETS[name]
     with open(require() / path, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -115,7 +122,10 @@ def run(model, y, seed, start, rounds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--dataset", choices=sorted(SETS), default="FreeSolv")
+    ap.add_argument("--dataset", choices=sorted(SETS) + ["druglike"], default="FreeSolv")
+    ap.add_argument("--pool", type=int, default=2000, help="--dataset druglike: molecules in the library")
+    ap.add_argument("--target", default="logp", help="--dataset druglike: the RDKit property maximized "
+                    "(logp, tpsa, mr, qed)")
     ap.add_argument("--rounds", type=int, default=50)
     ap.add_argument("--start", type=int, default=10)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -123,7 +133,7 @@ def main():
     ap.add_argument("--out", default=None, help="write the per-seed results as JSON here")
     args = ap.parse_args()
 
-    smiles, y = load(args.dataset)
+    smiles, y = load(args.dataset, args.pool, args.target)
     graphs = [molecules.from_smiles(s) for s in smiles]
     index = torch.arange(len(graphs), dtype=torch.float64)[:, None]
     top = np.quantile(y, 0.99)
