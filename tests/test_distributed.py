@@ -276,3 +276,29 @@ def test_library_blocks_equal_single_process(client, graphs, name, tmp_path):
     assert_bit_identical(gg_distributed.gram(kernel, lib, client=client, block_size=6), kernel(graphs))
     assert_bit_identical(gg_distributed.gram(kernel, lib[:7], lib[7:], client=client, block_size=4),
                          kernel(graphs[:7], graphs[7:]))
+
+
+@pytest.mark.parametrize("normalize", [False, 0.5])
+def test_gpytorch_columns_on_dask(client, graphs, normalize, tmp_path, monkeypatch):
+    """GPyTorchGraphKernel(dask=True) (issue #51): a large pool's whole columns, as a BO
+    round computes them for its measured molecules, come from Dask blocks with the
+    local kernel's bits, for a list pool and a loaded GraphLibrary."""
+    pytest.importorskip("gpytorch")
+    from graphgram import GraphLibrary
+    from graphgram.gpytorch import GPyTorchGraphKernel
+    from graphgram.gpytorch import _kernel as kernel_module
+
+    monkeypatch.setattr(kernel_module, "_DENSE_CACHE_MAX", 8)      # 20 graphs: the kept-columns path
+    GraphLibrary.from_graphs(graphs).save(tmp_path / "lib")
+    k = _label_kernels(normalize)["marginalized"]
+    calls = []
+    real = gg_distributed.gram
+    monkeypatch.setattr(gg_distributed, "gram", lambda *a, **kw: calls.append(len(a[2])) or real(*a, **kw))
+    for pool in (graphs, GraphLibrary.load(tmp_path / "lib")):
+        local, remote = GPyTorchGraphKernel(k, pool), GPyTorchGraphKernel(k, pool, dask=True)
+        theta = local.theta.detach().numpy()
+        positions = np.array([3, 11, 17])
+        assert_bit_identical(remote._pool_columns(theta, positions), local._pool_columns(theta, positions))
+    assert calls == [3, 3]
+    with pytest.raises(TypeError, match="dask must be True or False"):
+        GPyTorchGraphKernel(k, graphs, dask="yes")

@@ -293,6 +293,14 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         factorization fails, as in :class:`~graphgram.LowRankGraphKernel`.
     random_state : int, RandomState or None, default=0
         Seed of the inducing graphs' choice.
+    dask : bool, default=False
+        ``True``: whole columns K(pool, j) — a BO round's measured molecules
+        against a large library, the kept columns above 4,096 graphs —
+        are computed as blocks on the current Dask client
+        (``distributed.get_client()``) by :func:`graphgram.distributed.gram`,
+        the same values bit for bit as in one process; the rest (the
+        training Gram and its gradient, BoTorch's batches) stays local. A
+        flag rather than a client object, so that the kernel stays plain data.
     **kwargs
         GPyTorch's kernel arguments (``active_dims``, ``batch_shape``).
 
@@ -327,7 +335,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
     has_lengthscale = False
 
     def __init__(self, kernel, graphs, learn_hyperparameters=None, inducing=None, inducing_method="kmeans++",
-                 jitter=1e-8, random_state=0, **kwargs):
+                 jitter=1e-8, random_state=0, dask=False, **kwargs):
         super().__init__(**kwargs)
         if isinstance(kernel, LowRankGraphKernel):
             raise TypeError("give GPyTorchGraphKernel the LowRankGraphKernel's graph kernel and inducing=m (or the "
@@ -368,8 +376,11 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         else:
             self.register_buffer("fixed_theta", torch.as_tensor(theta))
         self._check_inducing(inducing, inducing_method, jitter, len(pool))
+        if not isinstance(dask, (bool, np.bool_)):
+            raise TypeError("dask must be True or False, got %r" % (dask,))
         self.inducing, self.inducing_method, self.jitter, self.random_state = (inducing, inducing_method, jitter,
                                                                                random_state)
+        self.dask = bool(dask)
         if inducing is not None and not isinstance(inducing, numbers.Integral):
             self.inducing_indices_ = self._indices(torch.as_tensor(np.asarray(inducing))[:, None], "inducing")
         self._cache = _Cache()
@@ -549,7 +560,10 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
     def _columns(self, kernel, positions):
         """The whole columns K(pool, positions), normalized as the kernel is, with the
         pool's raw self-similarities computed once per θ (a column of a normalized
-        kernel needs all of them)."""
+        kernel needs all of them); on the current Dask client with ``dask=True``."""
+        if getattr(self, "dask", False):
+            from .. import distributed
+            return distributed.gram(kernel, self.graphs, take(self.graphs, positions))
         raw = None
         if normalize_exponent(kernel.normalize):
             if self._cache.raw_diagonal is None:
