@@ -37,8 +37,10 @@
 //
 // Gram, Diag and GramGrad replace each graph by its quotient under colour
 // refinement on node, edge and start-probability values (quotient.go; exact),
-// and solve graphs with equal quotients once. The vector work of CG runs in
-// fused AVX2 loops (package vec) when built with GOEXPERIMENT=simd.
+// and solve graphs with equal quotients once; each graph's set-up (quotient,
+// packing, sweep lists) is kept for later calls that meet it again
+// (sidecache.go, SideCacheBytes). The vector work of CG runs in fused AVX2
+// loops (package vec) when built with GOEXPERIMENT=simd.
 package mgk
 
 import (
