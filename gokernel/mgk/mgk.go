@@ -305,7 +305,7 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 				cached[i], qs[i], qfp[i] = e, e.q, e.qfp
 				return nil
 			}
-			start = cloneStart(start)
+			start = slices.Clone(start) // nil stays nil
 			copyStarts[i] = start
 		}
 		if !refine {

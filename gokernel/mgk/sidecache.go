@@ -1,7 +1,6 @@
 package mgk
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
@@ -58,22 +57,28 @@ func sideKey(g *graph.Graph, start []float64) uint64 {
 	return graph.ContentFingerprint(g, start)
 }
 
-// get returns the prepared side of a graph with this content, these start
-// probabilities and set-up options, or nil.
-func (c *preparedSides) get(key uint64, g *graph.Graph, start []float64, refine bool, packMin int) *preparedSide {
-	if SideCacheBytes <= 0 {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// find returns the entry under key for a graph with this content, these
+// start probabilities and set-up options, or nil; c.mu is held.
+func (c *preparedSides) find(key uint64, g *graph.Graph, start []float64, refine bool, packMin int) *preparedSide {
 	for _, e := range c.entries[key] {
 		if e.refine == refine && e.packMin == packMin &&
 			graph.CompareContent(e.g, [][]float64{e.start}, g, [][]float64{start}) == 0 {
-			c.hits++
 			return e
 		}
 	}
 	return nil
+}
+
+// get returns the prepared side of a graph with this content, these start
+// probabilities and set-up options, or nil.
+func (c *preparedSides) get(key uint64, g *graph.Graph, start []float64, refine bool, packMin int) *preparedSide {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.find(key, g, start, refine, packMin)
+	if e != nil {
+		c.hits++
+	}
+	return e
 }
 
 // put keeps e under key, emptying the cache first when e would not fit.
@@ -84,11 +89,8 @@ func (c *preparedSides) put(key uint64, e *preparedSide) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, old := range c.entries[key] {
-		if old.refine == e.refine && old.packMin == e.packMin &&
-			graph.CompareContent(old.g, [][]float64{old.start}, e.g, [][]float64{e.start}) == 0 {
-			return // another call prepared it meanwhile
-		}
+	if c.find(key, e.g, e.start, e.refine, e.packMin) != nil {
+		return // another call prepared it meanwhile
 	}
 	if c.bytes+e.bytes > limit {
 		clear(c.entries)
@@ -115,13 +117,4 @@ func SideCacheInUse() int64 {
 	sideCache.mu.Lock()
 	defer sideCache.mu.Unlock()
 	return sideCache.bytes
-}
-
-// cloneStart copies start probabilities that may be a view of the caller's
-// memory, so that a cached set-up never refers to it.
-func cloneStart(start []float64) []float64 {
-	if start == nil {
-		return nil
-	}
-	return slices.Clone(start)
 }
