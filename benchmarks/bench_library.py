@@ -160,18 +160,10 @@ def moleculenet_smiles():
 
 
 def morgan_bits(smiles, path):
-    """Morgan fingerprints (radius 2, 2,048 bits) of the library as uint8, computed once."""
+    """bench_molecules.py's Morgan fingerprints of the library, kept as uint8, computed once."""
     if not path.exists():
-        from rdkit import Chem, DataStructs, RDLogger
-        from rdkit.Chem import rdFingerprintGenerator
-        RDLogger.DisableLog("rdApp.*")
-        gen = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
-        bits = np.zeros((len(smiles), 2048), dtype=np.uint8)
-        row = np.zeros(2048)
-        for i, s in enumerate(smiles):
-            DataStructs.ConvertToNumpyArray(gen.GetFingerprint(Chem.MolFromSmiles(s)), row)
-            bits[i] = row
-        np.save(path, bits)
+        from bench_molecules import fingerprints
+        np.save(path, fingerprints(smiles).astype(np.uint8))
     return path
 
 
@@ -234,8 +226,8 @@ def main():
     for pool in args.pools:
         for what in models:
             bo = child(store, what, pool, *([bits] if what == "bo_tanimoto" else []))
-            res["%s_%d" % (what, pool or len(lib))] = {k: bo.get(k) for k in keys if bo.get(k) is not None}
-            print(json.dumps({what: pool, **res["%s_%d" % (what, pool or len(lib))]}), file=sys.stderr, flush=True)
+            row = res["%s_%d" % (what, pool or len(lib))] = {k: bo[k] for k in keys if bo.get(k) is not None}
+            print(json.dumps({what: pool, **row}), file=sys.stderr, flush=True)
     res["machine_after"] = machine()
     print(json.dumps(res, indent=1))
 

@@ -191,6 +191,15 @@ def _feature_gram(features, s, request):
     return K
 
 
+def _feature_block(features, s, rows, cols):
+    """K(rows, cols) from the pool's features (F, raw d), normalized with exponent s
+    as the kernel's calls normalize it; rows None: every graph of the pool."""
+    F, d = features
+    Fr, dr = (F, d) if rows is None else (F[rows], d[rows])
+    B = np.asarray((Fr @ F[cols].T).toarray(), dtype=np.float64)
+    return cosine_normalize(B, dr, d[cols], s) if s else B
+
+
 class _Request:
     """The pairs one call needs: pool positions, and each entry's local row and column.
 
@@ -528,10 +537,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             # BoTorch's batched posteriors: rows of the measured graphs (whole columns,
             # kept) and self-similarities (kept) are all they need; no u×u need matrix.
             H = np.flatnonzero(hub)
-            new = self._cache.fitting(np.array([k for k in H if pos[k] not in self._cache.columns], dtype=np.int64),
-                                      len(self.graphs))
-            if len(new):
-                self._cache.store_columns(pos[new], self._columns(kernel, pos[new]))
+            self._keep_columns(kernel, pos[H])
             if all(p in self._cache.columns for p in pos[H]):
                 K = self._cache.from_columns(pos)
                 d = np.flatnonzero(np.isnan(np.diagonal(K)))
@@ -561,7 +567,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         """The whole columns K(pool, positions), normalized as the kernel is, with the
         pool's raw self-similarities computed once per θ (a column of a normalized
         kernel needs all of them); on the current Dask client with ``dask=True``."""
-        if getattr(self, "dask", False):
+        if self.dask:
             from .. import distributed
             return distributed.gram(kernel, self.graphs, take(self.graphs, positions))
         raw = None
@@ -579,10 +585,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         kernel = self._kernel_at(theta)
         features = self._pool_features(kernel)
         if features is not None:
-            F, d = features
-            s = normalize_exponent(kernel.normalize)
-            B = np.asarray((F @ F[positions].T).toarray(), dtype=np.float64)
-            return cosine_normalize(B, d, d[positions], s) if s else B
+            return _feature_block(features, normalize_exponent(kernel.normalize), None, positions)
         values = self._cache.at(theta, len(self.graphs))
         if values is not None:
             new = np.unique(positions[np.isnan(values[:, positions]).any(axis=0)])
@@ -590,10 +593,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
                 C = self._columns(kernel, new)
                 values[:, new], values[new, :] = C, C.T
             return values[:, positions].copy()
-        new = np.unique([p for p in positions if p not in self._cache.columns]).astype(np.int64)
-        kept = self._cache.fitting(new, len(self.graphs))
-        if len(kept):
-            self._cache.store_columns(kept, self._columns(kernel, kept))
+        self._keep_columns(kernel, positions)
         out = np.empty((len(self.graphs), len(positions)))
         rest = [k for k, p in enumerate(positions) if p not in self._cache.columns]
         if rest:
@@ -604,6 +604,15 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
                 out[:, k] = col
         return out
 
+    def _keep_columns(self, kernel, positions):
+        """Compute and keep the whole columns of the positions that have none yet (large
+        pools), all of them or none when they would not fit in _COLUMN_CACHE_BYTES."""
+        new = np.array([p for p in dict.fromkeys(positions.tolist()) if p not in self._cache.columns],
+                       dtype=np.int64)
+        new = self._cache.fitting(new, len(self.graphs))
+        if len(new):
+            self._cache.store_columns(new, self._columns(kernel, new))
+
     def _block_values(self, theta, rows, cols):
         """K(pool[rows], pool[cols]) at θ, the values the kernel's calls give (normalized
         as it is; the large pool's kept raw self-similarities used where it has them)."""
@@ -612,9 +621,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         features = self._pool_features(kernel)
         s = normalize_exponent(kernel.normalize)
         if features is not None:
-            F, d = features
-            B = np.asarray((F[rows] @ F[cols].T).toarray(), dtype=np.float64)
-            return cosine_normalize(B, d[rows], d[cols], s) if s else B
+            return _feature_block(features, s, rows, cols)
         self._cache.at(theta, len(self.graphs))
         raw = self._cache.raw_diagonal
         return kernel._cross_gram(take(self.graphs, rows), take(self.graphs, cols),
@@ -707,15 +714,12 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
     def _fill_from_features(self, kernel, features, request, missing, K):
         """_fill from the pool's feature map: the same values as the kernel's calls, bit
         for bit (raw products exact; normalized by the same functions)."""
-        F, d = features
+        d = features[1]
         s = normalize_exponent(kernel.normalize)
         covered = np.zeros(len(K), dtype=bool)
         for R, C in cover(missing):
             covered[R] |= R is C
-            pr, pc = request.positions[R], request.positions[C]
-            B = (F[pr] @ F[pc].T).toarray()
-            if s:
-                B = normalize_symmetric(B, d[pr], s) if R is C else cosine_normalize(B, d[pr], d[pc], s)
+            B = _feature_block(features, s, request.positions[R], request.positions[C])
             K[np.ix_(R, C)], K[np.ix_(C, R)] = B, B.T
         diag = np.flatnonzero(np.diagonal(missing) & ~covered)
         if len(diag):
