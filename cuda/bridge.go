@@ -398,11 +398,10 @@ func gram(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symme
 	if symmetric {
 		Y, startY = X, startX
 	}
-	rx, ry, err := renumberCall(X, Y, startX, startY, symmetric, o.NJobs)
+	rx, ry, err := renumberCall(X, Y, startX, startY, symmetric, o.Quotient != mgk.QuotientOff, o.NJobs)
 	if err != nil {
 		return nil, err
 	}
-	X, Y, startX, startY = rx.graphs, ry.graphs, rx.starts, ry.starts
 	if iters != nil && len(iters) != len(out) {
 		return nil, fmt.Errorf("mgk: iters has %d entries for a %d×%d Gram matrix", len(iters), len(X), len(Y))
 	}
@@ -416,12 +415,23 @@ func gram(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symme
 	}
 	if stats != nil {
 		*stats = Stats{}
+		sides, givens := []renumbered{rx, ry}, [][]*graph.Graph{X, Y}
+		if symmetric {
+			sides, givens = sides[:1], givens[:1]
+		}
+		for k, side := range sides {
+			given := givens[k]
+			for i, g := range side.graphs {
+				stats.QuotientNodes += g.N
+				stats.GivenNodes += given[i].N
+			}
+		}
 	}
 	if co.launchTerms == 0 {
 		co.launchTerms = LaunchTerms
 	}
 	g := &gramCall{co: co, l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, out: out, iters: iters,
-		X: X, Y: Y, sx: startX, sy: startY, ny: len(Y), stats: stats, grad: grad, np: np, adjTol: mgk.JacobiAdjointTolerance(o)}
+		x: rx, y: ry, ny: len(Y), stats: stats, grad: grad, np: np, adjTol: mgk.JacobiAdjointTolerance(o)}
 	if prec == Float32 {
 		g.adjTol = max(g.adjTol, Float32MinTol)
 	}
@@ -460,11 +470,10 @@ type gramCall struct {
 	node, edge     *layout.Program
 	nc, ec, device int
 	prec           Precision
-	// X, Y and their start probabilities sx, sy (nil: uniform) are the
-	// call's graphs, of which solve computes blocks (Y is X for a symmetric
+	// x and y are the call's graphs as the device computes them (quotients,
+	// renumbered), of which solve computes blocks (y is x for a symmetric
 	// call).
-	X, Y       []*graph.Graph
-	sx, sy     [][]float64
+	x, y       renumbered
 	out, resid []float64
 	iters      []int32
 	ny         int
@@ -498,7 +507,7 @@ func pick[T any](s []T, idx []int) []T {
 // names the device and the block's pairs.
 func (g *gramCall) solve(x, y span, symmetric bool) error {
 	n, m := x.len(), y.len()
-	if lt := g.co.launchTerms; lt > 0 && (n > 1 || m > 1) && launchTerms(g.X, g.Y, x, y, symmetric) > lt {
+	if lt := g.co.launchTerms; lt > 0 && (n > 1 || m > 1) && launchTerms(g.x.graphs, g.y.graphs, x, y, symmetric) > lt {
 		return errTooLong
 	}
 	out, iters, resid := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
@@ -506,7 +515,7 @@ func (g *gramCall) solve(x, y span, symmetric bool) error {
 	if g.grad != nil {
 		grad = make([]float64, n*m*g.np)
 	}
-	err := g.call(part(g.X, x), part(g.Y, y), part(g.sx, x), part(g.sy, y), symmetric, out, grad, iters, resid)
+	err := g.call(g.x.part(x), g.y.part(y), symmetric, out, grad, iters, resid)
 	if errors.Is(err, ErrLaunchTimeout) {
 		return fmt.Errorf("device %d, pairs X[%s] × Y[%s]: %w", g.device, x, y, err)
 	}
@@ -561,16 +570,17 @@ func (g *gramCall) scatter(x, y span, out, grad []float64, iters []int32, resid 
 	}
 }
 
-// call runs one ggc_mgk_gram, or ggc_mgk_gram_grad when grad is non-nil.
-func (g *gramCall) call(X, Y []*graph.Graph, sx, sy [][]float64, symmetric bool, out, grad []float64, iters []int32, resid []float64) error {
+// call runs one ggc_mgk_gram on X × Y, or ggc_mgk_gram_grad when grad is
+// non-nil.
+func (g *gramCall) call(X, Y renumbered, symmetric bool, out, grad []float64, iters []int32, resid []float64) error {
 	// Packing is linear in the graphs' size; do both sides at once.
 	var LX, LY *layout.Graphs
 	err := schedule.Run(nil, 2, 2, 1, func(_, k int) error {
 		var err error
 		if k == 0 {
-			LX, err = layout.Pack(X, sx, g.nc, g.ec)
+			LX, err = X.pack(g.nc, g.ec)
 		} else if !symmetric {
-			LY, err = layout.Pack(Y, sy, g.nc, g.ec)
+			LY, err = Y.pack(g.nc, g.ec)
 		}
 		return err
 	})
@@ -650,16 +660,18 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 	if err != nil {
 		return nil, err
 	}
-	r, err := renumber(X, startX, 1, o.NJobs)
+	d, err := quotients(X, startX, "X", o.Quotient != mgk.QuotientOff, o.NJobs)
+	if err == nil {
+		d, err = renumber(d, 1, o.NJobs)
+	}
 	if err != nil {
 		return nil, err
 	}
-	X, startX = r.graphs, r.starts
 	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, diag: true}
 	var bad []mgk.Unconverged
 	err = solveList(span{0, len(X)}, func(r span) error {
 		sub, it, res := make([]float64, r.len()), make([]int32, r.len()), make([]float64, r.len())
-		if err := g.call(part(X, r), nil, part(startX, r), nil, true, sub, nil, it, res); err != nil {
+		if err := g.call(d.part(r), renumbered{}, true, sub, nil, it, res); err != nil {
 			return err
 		}
 		for k := range sub {
@@ -715,12 +727,13 @@ func nodal(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symm
 	if err != nil {
 		return nil, err
 	}
-	rx, ry, err := renumberCall(X, Y, startX, startY, symmetric, o.NJobs)
+	// Nodal matrices need every node: no quotients.
+	rx, ry, err := renumberCall(X, Y, startX, startY, symmetric, false, o.NJobs)
 	if err != nil {
 		return nil, err
 	}
 	c := &nodalCall{g: &gramCall{co: co, l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec,
-		X: rx.graphs, Y: ry.graphs, sx: rx.starts, sy: ry.starts}, offX: offX, offY: offY, nY: nY, out: out}
+		x: rx, y: ry}, offX: offX, offY: offY, nY: nY, out: out}
 	if err := solveBlocks(c, span{0, len(X)}, span{0, len(Y)}, symmetric); err != nil {
 		return nil, err
 	}
@@ -745,13 +758,13 @@ type nodalCall struct {
 // full matrix (see pairBlocks).
 func (c *nodalCall) solve(x, y span, symmetric bool) error {
 	g := c.g
-	X, Y := part(g.X, x), part(g.Y, y)
+	X, Y := g.x.part(x).graphs, g.y.part(y).graphs
 	n, m := len(X), len(Y)
 	ao, bn := nodeOffsets(X)
 	bo, bm := nodeOffsets(Y)
 	g.nodal = make([]float64, max(bn*bm, 1))
 	K, it, res := make([]float64, n*m), make([]int32, n*m), make([]float64, n*m)
-	err := g.call(X, Y, part(g.sx, x), part(g.sy, y), symmetric, K, nil, it, res)
+	err := g.call(g.x.part(x), g.y.part(y), symmetric, K, nil, it, res)
 	sub := g.nodal
 	g.nodal = nil
 	if err != nil {
@@ -774,7 +787,7 @@ func (c *nodalCall) solve(x, y span, symmetric bool) error {
 
 // mirror copies the node pairs of the graph pairs x × y to y × x.
 func (c *nodalCall) mirror(x, y span) {
-	X, Y := c.g.X, c.g.Y
+	X, Y := c.g.x.graphs, c.g.y.graphs
 	for i := x.lo; i < x.hi; i++ {
 		for j := y.lo; j < y.hi; j++ {
 			for r := c.offX[i]; r < c.offX[i]+X[i].N; r++ {

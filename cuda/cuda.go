@@ -110,6 +110,11 @@ type Stats struct {
 	// a dense panel (the largest over the batches); the others took the
 	// sparse path.
 	DenseCols int
+	// QuotientNodes and GivenNodes (MarginalizedGram, GramGrad) are the
+	// nodes of the call's graphs as solved (colour-refinement quotients,
+	// unless mgk.QuotientOff) and as given: the systems are
+	// (QuotientNodes/GivenNodes)² the size, per pair, on average.
+	QuotientNodes, GivenNodes int
 }
 
 // prepare validates a MarginalizedGram call: resolved options, compiled base

@@ -907,7 +907,7 @@ func TestGPURenumbered(t *testing.T) {
 		gs []*graph.Graph
 		n  int // partners
 	}{{X, len(Y)}, {Y, len(X)}} {
-		r, err := renumber(side.gs, nil, side.n, 0)
+		r, err := renumber(renumbered{graphs: side.gs}, side.n, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -927,6 +927,83 @@ func TestGPURenumbered(t *testing.T) {
 			})
 		}
 		compareDiag(t, ks.Name, X, sx, opt)
+	}
+}
+
+// TestGPUQuotients: graphs with symmetries are solved on the device as
+// their colour-refinement quotients (Stats: fewer nodes solved than given),
+// as the CPU solves them, with the CPU's values: Gram (warp, block and grid
+// solvers), gradient and diagonal against the CPU's quotient solves, and
+// Gram against the CPU on the graphs as given (mgk.QuotientOff), Lmin 0
+// and 1, start probabilities that keep the symmetry, both precisions;
+// nodal matrices (no quotients) stay right on the same graphs. With
+// mgk.QuotientOff the device solves the graphs as given.
+func TestGPUQuotients(t *testing.T) {
+	requireGPU(t)
+	X := testgraphs.Symmetric(ReorderMinNodes / 2)
+	Y := testgraphs.Symmetric(6)[1:]
+	sx, sy := testgraphs.SymmetricStarts(X), testgraphs.SymmetricStarts(Y)
+	given := func(gs []*graph.Graph) (n int) {
+		for _, g := range gs {
+			n += g.N
+		}
+		return n
+	}
+	for _, ks := range testgraphs.KernelSets[1:] {
+		for lmin := 0; lmin <= 1; lmin++ {
+			opt := mgk.Options{NodeKernel: testgraphs.Parse(ks.NK), EdgeKernel: testgraphs.Parse(ks.EK), Q: 0.1, Lmin: lmin}
+			for _, sym := range []bool{true, false} {
+				want := given(X)
+				if !sym {
+					want += given(Y)
+				}
+				for _, prec := range []Precision{Float64, Float32} {
+					for _, co := range []struct {
+						name string
+						co   callOptions
+					}{{"default", callOptions{}}, {"no warps", callOptions{flags: 4}}, {"wide", callOptions{flags: 8}}} {
+						t.Run(fmt.Sprintf("%s/lmin=%d/sym=%v/p%d/%s", ks.Name, lmin, sym, prec, co.name), func(t *testing.T) {
+							_, st := compareStats(t, co.co, X, Y, sx, sy, sym, opt, prec)
+							if st.GivenNodes != want || st.QuotientNodes >= st.GivenNodes {
+								t.Errorf("solved %d nodes of %d given (want %d given, fewer solved)", st.QuotientNodes, st.GivenNodes, want)
+							}
+						})
+					}
+				}
+				t.Run(fmt.Sprintf("%s/lmin=%d/sym=%v/as given", ks.Name, lmin, sym), func(t *testing.T) {
+					ys, sys, ny := Y, sy, len(Y)
+					if sym {
+						ys, sys, ny = nil, sx, len(X)
+					}
+					off := opt
+					off.Quotient = mgk.QuotientOff
+					cpu := make([]float64, len(X)*ny)
+					if bad, err := mgk.Gram(X, ys, sx, sys, sym, off, cpu, nil); err != nil || len(bad) > 0 {
+						t.Fatal(err, bad)
+					}
+					for _, o := range []mgk.Options{opt, off} {
+						got := make([]float64, len(cpu))
+						var st Stats
+						if bad, err := MarginalizedGramStats(X, ys, sx, sys, sym, o, 0, Float64, got, nil, &st); err != nil || len(bad) > 0 {
+							t.Fatal(err, bad)
+						}
+						if solved := st.QuotientNodes < st.GivenNodes; solved != (o.Quotient != mgk.QuotientOff) {
+							t.Errorf("quotient mode %d: solved %d nodes of %d", o.Quotient, st.QuotientNodes, st.GivenNodes)
+						}
+						for k := range cpu {
+							if e := accuracy.Err(got[k], cpu[k], 0); e > 1e-9 {
+								t.Errorf("quotient mode %d: entry %d is %v, CPU as given %v (relative error %.2g)", o.Quotient, k, got[k], cpu[k], e)
+							}
+						}
+					}
+				})
+				t.Run(fmt.Sprintf("%s/lmin=%d/sym=%v/gradient, nodal", ks.Name, lmin, sym), func(t *testing.T) {
+					compareGrad(t, callOptions{}, X, Y, sx, sy, sym, opt, Float64)
+					compareNodal(t, callOptions{}, X, Y, sx, sy, sym, opt, Float64)
+				})
+			}
+			compareDiag(t, ks.Name, X, sx, opt)
+		}
 	}
 }
 

@@ -1,7 +1,12 @@
 package cuda
 
 import (
+	"fmt"
+	"slices"
+
+	"github.com/graphgram/graphgram/cuda/layout"
 	"github.com/graphgram/graphgram/gokernel/graph"
+	"github.com/graphgram/graphgram/gokernel/mgk"
 	"github.com/graphgram/graphgram/gokernel/reorder"
 	"github.com/graphgram/graphgram/gokernel/schedule"
 )
@@ -25,81 +30,138 @@ const (
 )
 
 // renumbered is one side of a call as the device computes it: the graphs,
-// those worth it renumbered, and their start probabilities in the same
-// order. perms[i] is nil for a graph kept as given; else node k of
-// graphs[i] is node perms[i][k] of the caller's graph.
+// each replaced by its colour-refinement quotient where the call asks for
+// one (quotients), those worth it renumbered (renumber), with their start
+// probabilities in the same order. degs[i] and weights[i] hold quotient
+// i's original degrees and class weights (nil for a graph as given; degs
+// and weights nil when none is a quotient). perms[i] is nil for a graph
+// kept in its node order; else node k of graphs[i] is node perms[i][k] of
+// the graph before renumbering.
 type renumbered struct {
-	graphs []*graph.Graph
-	starts [][]float64
-	perms  [][]int
+	graphs        []*graph.Graph
+	starts        [][]float64
+	degs, weights [][]float64
+	perms         [][]int
 }
 
-// renumber returns gs and starts (nil, or nil entries: uniform) with the
-// graphs worth it renumbered (ReorderMinNodes, ReorderMinPartners; partners
-// is how many graphs the call pairs each of gs with), on nJobs goroutines.
-// A graph's kernel values do not depend on its node order, so a Gram
-// matrix, its gradient and its diagonal need no mapping back; nodal
-// matrices do (unpermuteNodal).
-func renumber(gs []*graph.Graph, starts [][]float64, partners, nJobs int) (renumbered, error) {
+// part returns the graphs r of s (perms left out: only nodal matrices need
+// them, for the whole call).
+func (s renumbered) part(r span) renumbered {
+	return renumbered{graphs: part(s.graphs, r), starts: part(s.starts, r), degs: part(s.degs, r), weights: part(s.weights, r)}
+}
+
+// pack packs s's graphs for the library (layout.PackQuotients).
+func (s renumbered) pack(nodeCols, edgeCols int) (*layout.Graphs, error) {
+	return layout.PackQuotients(s.graphs, s.starts, s.degs, s.weights, nodeCols, edgeCols)
+}
+
+// quotients returns gs and starts (nil, or nil entries: uniform), with
+// each graph replaced by its colour-refinement quotient (mgk.QuotientOf,
+// which depends on the graph alone) when refine is set, on nJobs
+// goroutines; side ("X" or "Y") names the graphs in errors. The device then
+// solves smaller systems with the CPU's values: K is unchanged in exact
+// arithmetic, and the CPU solves the same quotients.
+func quotients(gs []*graph.Graph, starts [][]float64, side string, refine bool, nJobs int) (renumbered, error) {
 	r := renumbered{graphs: gs, starts: starts}
-	worth := func(g *graph.Graph) bool {
-		return g != nil && (g.N >= ReorderMinNodes || partners >= ReorderMinPartners)
-	}
-	some := false
-	for _, g := range gs {
-		some = some || worth(g)
-	}
-	if !some {
+	if !refine {
 		return r, nil
 	}
-	r.graphs, r.perms = make([]*graph.Graph, len(gs)), make([][]int, len(gs))
-	if starts != nil {
-		r.starts = make([][]float64, len(starts))
-	}
+	q := make([]mgk.QuotientGraph, len(gs))
 	err := schedule.Run(nil, len(gs), nJobs, 16, func(_, i int) error {
-		g := gs[i]
 		var s []float64
 		if starts != nil {
 			s = starts[i]
 		}
+		var err error
+		q[i], err = mgk.QuotientOf(fmt.Sprintf("%s[%d]", side, i), gs[i], s)
+		return err
+	})
+	if err != nil {
+		return r, err
+	}
+	r.graphs, r.starts = make([]*graph.Graph, len(gs)), make([][]float64, len(gs))
+	r.degs, r.weights = make([][]float64, len(gs)), make([][]float64, len(gs))
+	for i, qi := range q {
+		r.graphs[i], r.starts[i], r.degs[i], r.weights[i] = qi.Graph, qi.Start, qi.Degrees, qi.ClassWeights
+	}
+	return r, nil
+}
+
+// renumber returns s with the graphs worth it renumbered (ReorderMinNodes,
+// ReorderMinPartners; partners is how many graphs the call pairs each of
+// s's with), their per-node values permuted alike, on nJobs goroutines. A
+// graph's kernel values do not depend on its node order, so a Gram matrix,
+// its gradient and its diagonal need no mapping back; nodal matrices do
+// (unpermuteNodal).
+func renumber(s renumbered, partners, nJobs int) (renumbered, error) {
+	worth := func(g *graph.Graph) bool {
+		return g != nil && (g.N >= ReorderMinNodes || partners >= ReorderMinPartners)
+	}
+	if !slices.ContainsFunc(s.graphs, worth) {
+		return s, nil
+	}
+	r := renumbered{graphs: make([]*graph.Graph, len(s.graphs)), perms: make([][]int, len(s.graphs))}
+	values := []*[][]float64{&r.starts, &r.degs, &r.weights}
+	for k, v := range [][][]float64{s.starts, s.degs, s.weights} {
+		if v != nil {
+			*values[k] = make([][]float64, len(v))
+		}
+	}
+	err := schedule.Run(nil, len(s.graphs), nJobs, 16, func(_, i int) error {
+		g := s.graphs[i]
+		var perm []int
 		if worth(g) {
-			if perm, m := reorder.Best(g); m != reorder.Natural {
-				r.perms[i] = perm
+			if p, m := reorder.Best(g); m != reorder.Natural {
+				perm = p
 				g = reorder.Permute(g, perm)
-				if s != nil {
-					p := make([]float64, len(s))
-					for k, old := range perm {
-						p[k] = s[old]
-					}
-					s = p
-				}
 			}
 		}
-		r.graphs[i] = g
-		if starts != nil {
-			r.starts[i] = s
+		r.graphs[i], r.perms[i] = g, perm
+		for k, v := range [][][]float64{s.starts, s.degs, s.weights} {
+			if v == nil {
+				continue
+			}
+			x := v[i]
+			if x != nil && perm != nil {
+				y := make([]float64, len(x))
+				for k, old := range perm {
+					y[k] = x[old]
+				}
+				x = y
+			}
+			(*values[k])[i] = x
 		}
 		return nil
 	})
 	return r, err
 }
 
-// RenumberForDevice returns gs renumbered as the device renumbers the graphs
-// of a call that pairs each of them with partners graphs (the caller's own
-// graph where it is kept as given): what cuda/cmd/mgkcost counts.
+// RenumberForDevice returns gs as the device solves the graphs of a Gram
+// call (uniform start probabilities, the default quotient mode) that pairs
+// each of them with partners graphs: each graph's colour-refinement
+// quotient, renumbered where that pays (the caller's own graph where
+// neither applies). What cuda/cmd/mgkcost counts.
 func RenumberForDevice(gs []*graph.Graph, partners int) ([]*graph.Graph, error) {
-	r, err := renumber(gs, nil, partners, 0)
+	r, err := quotients(gs, nil, "X", true, 0)
+	if err == nil {
+		r, err = renumber(r, partners, 0)
+	}
 	return r.graphs, err
 }
 
-// renumberCall renumbers both sides of a call of X × Y (Y is X when
-// symmetric, and so is its result), each graph by its partners on the other
-// side.
-func renumberCall(X, Y []*graph.Graph, startX, startY [][]float64, symmetric bool, nJobs int) (rx, ry renumbered, err error) {
-	if rx, err = renumber(X, startX, len(Y), nJobs); err != nil || symmetric {
+// renumberCall prepares both sides of a call of X × Y (Y is X when
+// symmetric, and so is its result): quotients when refine is set, then each
+// graph renumbered by its partners on the other side.
+func renumberCall(X, Y []*graph.Graph, startX, startY [][]float64, symmetric, refine bool, nJobs int) (rx, ry renumbered, err error) {
+	if rx, err = quotients(X, startX, "X", refine, nJobs); err == nil {
+		rx, err = renumber(rx, len(Y), nJobs)
+	}
+	if err != nil || symmetric {
 		return rx, rx, err
 	}
-	ry, err = renumber(Y, startY, len(X), nJobs)
+	if ry, err = quotients(Y, startY, "Y", refine, nJobs); err == nil {
+		ry, err = renumber(ry, len(X), nJobs)
+	}
 	return rx, ry, err
 }
 

@@ -47,7 +47,7 @@ func TestRenumberChoosesAndPermutes(t *testing.T) {
 		{1, []bool{false, false, true, false, true}},
 		{ReorderMinPartners, []bool{true, true, true, true, true}},
 	} {
-		r, err := renumber(gs, starts, tc.partners, 2)
+		r, err := renumber(renumbered{graphs: gs, starts: starts}, tc.partners, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestRenumberKeepsValues(t *testing.T) {
 	if _, err := mgk.Gram(gs, nil, starts, nil, true, opt, want, nil); err != nil {
 		t.Fatal(err)
 	}
-	rx, _, err := renumberCall(gs, gs, starts, starts, true, 2)
+	rx, _, err := renumberCall(gs, gs, starts, starts, true, false, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestRenumberKeepsValues(t *testing.T) {
 		if _, err := mgk.Nodal(X, ys, sX, sy, sym, opt, want); err != nil {
 			t.Fatal(err)
 		}
-		rx, ry, err := renumberCall(X, ys, sX, sy, sym, 2)
+		rx, ry, err := renumberCall(X, ys, sX, sy, sym, false, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

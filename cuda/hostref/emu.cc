@@ -30,7 +30,7 @@ namespace {
 
 template <typename T>
 struct HostCopy {
-    std::vector<T> nz_w, class_feat, node_feat, deg, start;
+    std::vector<T> nz_w, class_feat, node_feat, deg, start, cw;
     static void conv(std::vector<T>& v, const double* s, int64_t n) {
         v.resize(n > 0 ? n : 1);
         for (int64_t i = 0; i < n; i++) v[i] = T(s[i]);
@@ -41,10 +41,12 @@ struct HostCopy {
         conv(node_feat, g->node_feat, g->total_nodes * g->node_cols);
         conv(deg, g->deg, g->total_nodes);
         conv(start, g->start, g->total_nodes);
+        if (g->cw) conv(cw, g->cw, g->total_nodes);
         DevGraphs<T> d;
         d.g = *g;
         d.nz_w = nz_w.data(), d.class_feat = class_feat.data(), d.node_feat = node_feat.data();
         d.deg = deg.data(), d.start = start.data();
+        d.cw = g->cw ? cw.data() : nullptr;
         return d;
     }
 };

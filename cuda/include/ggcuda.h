@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define GGC_ABI_VERSION 6
+#define GGC_ABI_VERSION 7
 
 /* The library is built with hidden visibility; the API is exported. */
 #if defined(__GNUC__)
@@ -101,6 +101,9 @@ typedef struct {
     const double* deg;         /* per node: degree, 0 replaced by 1 */
     const double* start;       /* per node: start probability */
     const int32_t* loop_nz;    /* per node: global index of its self-loop nonzero, or -1 */
+    const double* cw;          /* per node: √|class| of a colour-refinement quotient's node
+                                * (deg then holds the original graph's degree), 1 for a graph
+                                * as given; NULL: all ones (ABI version 7) */
 } ggc_graphs;
 
 typedef struct {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 	"github.com/graphgram/graphgram/gokernel/microkernel"
@@ -157,8 +158,11 @@ type Graphs struct {
 	NzPos                                                       []uint8
 	NzW                                                         []float64
 	NzClass                                                     []int32
-	ClassFeat, NodeFeat, Deg, Start                             []float64
+	ClassFeat, NodeFeat, Deg, Start, ClassWeight                []float64
 	LoopNz                                                      []int32
+	// Quotients counts the graphs packed with class weights (PackQuotients);
+	// without any, ClassWeight (all ones) is not handed to the library.
+	Quotients int
 	// Packed holds the octile form of each graph (for tests and costs).
 	Packed []*octile.Graph
 }
@@ -170,6 +174,20 @@ type Graphs struct {
 // layout cannot hold (two edges joining the same nodes with different
 // features) gives an error wrapping ErrUnsupported.
 func Pack(gs []*graph.Graph, starts [][]float64, nodeCols, edgeCols int) (*Graphs, error) {
+	return PackQuotients(gs, starts, nil, nil, nodeCols, edgeCols)
+}
+
+// PackQuotients is Pack for graphs some of which are colour-refinement
+// quotients (mgk.QuotientOf): degs[i] and weights[i] hold quotient i's
+// original degrees and class weights √|class| (nil, or nil entries, for a
+// graph as given: its own degrees and weights of one).
+func PackQuotients(gs []*graph.Graph, starts, degs, weights [][]float64, nodeCols, edgeCols int) (*Graphs, error) {
+	at := func(v [][]float64, gi int) []float64 {
+		if v == nil {
+			return nil
+		}
+		return v[gi]
+	}
 	L := &Graphs{NumGraphs: len(gs), NodeCols: int32(nodeCols), EdgeCols: int32(edgeCols)}
 	L.Desc = make([]int64, DescFields*max(len(gs), 1))
 	L.NzPtr = []int32{0}
@@ -218,7 +236,16 @@ func Pack(gs []*graph.Graph, starts [][]float64, nodeCols, edgeCols int) (*Graph
 			}
 		}
 		L.LoopNz = append(L.LoopNz, loops...)
-		deg := g.Degrees()
+		deg := at(degs, gi)
+		if deg == nil {
+			deg = g.Degrees()
+		} else {
+			deg = slices.Clone(deg)
+		}
+		cw := at(weights, gi)
+		if cw != nil {
+			L.Quotients++
+		}
 		for i := 0; i < g.N; i++ {
 			row := make([]float64, nodeCols)
 			copy(row, g.Node(i))
@@ -231,6 +258,11 @@ func Pack(gs []*graph.Graph, starts [][]float64, nodeCols, edgeCols int) (*Graph
 				p = starts[gi][i]
 			}
 			L.Start = append(L.Start, p)
+			c := 1.0
+			if cw != nil {
+				c = cw[i]
+			}
+			L.ClassWeight = append(L.ClassWeight, c)
 		}
 		L.Deg = append(L.Deg, deg...)
 		L.TotalNodes += int64(g.N)
@@ -241,6 +273,7 @@ func Pack(gs []*graph.Graph, starts [][]float64, nodeCols, edgeCols int) (*Graph
 	L.TilePtr, L.TileCol, L.NzClass, L.LoopNz = pad(L.TilePtr), pad(L.TileCol), pad(L.NzClass), pad(L.LoopNz)
 	L.Mask, L.NzPos = pad(L.Mask), pad(L.NzPos)
 	L.NzW, L.ClassFeat, L.NodeFeat, L.Deg, L.Start = pad(L.NzW), pad(L.ClassFeat), pad(L.NodeFeat), pad(L.Deg), pad(L.Start)
+	L.ClassWeight = pad(L.ClassWeight)
 	return L, nil
 }
 

@@ -135,11 +135,13 @@ cudaError_t upload_graphs(Arena& ar, std::vector<std::vector<T>>& keep, const gg
     if ((e = upload(ar, &d->g.nz_class, h.nz_class, h.total_nz, st))) return e;
     if ((e = upload(ar, &d->g.loop_nz, h.loop_nz, h.total_nodes, st))) return e;
     d->g.nz_w = nullptr, d->g.class_feat = nullptr, d->g.node_feat = nullptr, d->g.deg = nullptr, d->g.start = nullptr;
+    d->g.cw = nullptr, d->cw = nullptr;
     if ((e = upload_values<T>(ar, keep, &d->nz_w, h.nz_w, h.total_nz, st))) return e;
     if ((e = upload_values<T>(ar, keep, &d->class_feat, h.class_feat, h.total_classes * h.edge_cols, st))) return e;
     if ((e = upload_values<T>(ar, keep, &d->node_feat, h.node_feat, h.total_nodes * h.node_cols, st))) return e;
     if ((e = upload_values<T>(ar, keep, &d->deg, h.deg, h.total_nodes, st))) return e;
     if ((e = upload_values<T>(ar, keep, &d->start, h.start, h.total_nodes, st))) return e;
+    if (h.cw && (e = upload_values<T>(ar, keep, &d->cw, h.cw, h.total_nodes, st))) return e;
     return cudaSuccess;
 }
 
@@ -148,7 +150,7 @@ template <typename T>
 int64_t graph_bytes(const ggc_graphs& g) {
     return g.num_graphs * GGC_DESC_FIELDS * 8 + g.total_tileptr * 4 + g.total_tiles * (4 + 8 + 4) +
            g.total_nz * (1 + 4) + g.total_nodes * 4 +
-           (int64_t)sizeof(T) * (g.total_nz + g.total_classes * g.edge_cols + g.total_nodes * (g.node_cols + 2));
+           (int64_t)sizeof(T) * (g.total_nz + g.total_classes * g.edge_cols + g.total_nodes * (g.node_cols + 2 + (g.cw ? 1 : 0)));
 }
 
 // Work space of one chunk of jobs at most (bytes), and at most this share of

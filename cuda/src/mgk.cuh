@@ -48,8 +48,9 @@ struct DevGraphs {
     const T* node_feat;
     const T* deg;
     const T* start;
+    const T* cw;  // nullptr: no quotient graphs in the list
     __device__ GraphRef<T> ref(int i) const {
-        return make_graph_ref<T>(g, i, nz_w, class_feat, node_feat, deg, start);
+        return make_graph_ref<T>(g, i, nz_w, class_feat, node_feat, deg, start, cw);
     }
 };
 
@@ -376,7 +377,9 @@ __global__ void __launch_bounds__(PREP_THREADS) mgk_prep(DevGraphs<T> X, DevGrap
         const ProductNode<T> pn =
             product_node<T>(kv, A.deg[i], B.deg[ip], scale, A.loop_nz[i], B.loop_nz[ip], A.nz_w, B.nz_w, ke);
         s[k] = pn.s, dd[k] = pn.dd, inv[k] = pn.inv;
-        v[k] = pn.v;
+        // The right-hand side of Lmin = 1 is W (c∘v): a quotient's
+        // class-constant vector weighted by c = c_A c_A' (1 without one).
+        v[k] = pn.v * (A.c(i) * B.c(ip));
     }
 }
 
@@ -467,8 +470,9 @@ __device__ MgkResult pcg_block(MgkShared<T>& sh, const GraphRef<T>& A, const Gra
     return res;
 }
 
-// primal_rhs writes the primal right-hand side into ap: S W V 1 with Lmin = 1
-// (V in y, from mgk_prep), else S D 1.
+// primal_rhs writes the primal right-hand side into ap: S W V c with Lmin = 1
+// (V c in y, from mgk_prep), else S D c, with c = c_A c_A' the quotient
+// graphs' class weights (1 without them).
 template <typename T, typename K, typename Team = BlockTeam>
 __device__ void primal_rhs(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const K& ke,
                            const MgkParams<T>& prm, const T* s, const T* dd, const T* v, T* ap, Team tm = Team()) {
@@ -481,13 +485,17 @@ __device__ void primal_rhs(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRe
                 return T(0);
             },
             tm);
+    } else if (A.cw || B.cw) {
+        for (int64_t k = tm.rank(); k < N; k += tm.size())
+            ap[k] = s[k] * dd[k] * (A.c((int)(k / B.n)) * B.c((int)(k % B.n)));
     } else {
         for (int64_t k = tm.rank(); k < N; k += tm.size()) ap[k] = s[k] * dd[k];
     }
     tm.sync();
 }
 
-// pair_value returns K = Σ p_i p'_i' s y to every thread.
+// pair_value returns K = Σ p_i p'_i' c s y to every thread (c = c_A c_A',
+// the quotient graphs' class weights).
 template <typename T, typename Team = BlockTeam>
 __device__ T pair_value(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T>& B, const T* s, const T* y,
                         Team tm = Team()) {
@@ -495,7 +503,7 @@ __device__ T pair_value(MgkShared<T>& sh, const GraphRef<T>& A, const GraphRef<T
     T val = T(0), unused = T(0);
     for (int64_t k = tm.rank(); k < N; k += tm.size()) {
         const int i = (int)(k / B.n), ip = (int)(k % B.n);
-        val += A.start[i] * B.start[ip] * s[k] * y[k];
+        val += A.start[i] * B.start[ip] * (A.c(i) * B.c(ip)) * s[k] * y[k];
     }
     tm.template sum2<T>(sh, val, unused);
     return val;
@@ -827,10 +835,10 @@ __device__ MgkResult gsolve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, c
     primal_rhs<T>(sh, A, B, ke, prm, s, dd, y, ap);
     MgkResult res = pcg_block<T>(sh, A, B, ke, prm.tol, prm.max_iter, s, dd, inv, y, r, p, ap);
     res.value = double(pair_value<T>(sh, A, B, s, y));
-    // Adjoint: (D − S W S) ũ = S (p⊗p').
+    // Adjoint: (D − S W S) ũ = S (c∘p⊗p'), c = c_A c_A' the class weights.
     for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
         const int i = (int)(k / B.n), ip = (int)(k % B.n);
-        ap[k] = s[k] * A.start[i] * B.start[ip];
+        ap[k] = s[k] * A.start[i] * B.start[ip] * (A.c(i) * B.c(ip));
     }
     __syncthreads();
     const MgkResult adj = pcg_block<T>(sh, A, B, ke, prm.adj_tol, prm.max_iter, s, dd, inv, u, r, p, ap);
@@ -838,10 +846,11 @@ __device__ MgkResult gsolve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, c
     const bool ok = res.iters >= 0 && adj.iters >= 0;
     const int it = (res.iters < 0 ? -res.iters : res.iters) + (adj.iters < 0 ? -adj.iters : adj.iters);
     res.iters = ok ? it : -it;
-    // x = S y (+ V 1 with Lmin = 1) and u = S ũ, in place.
+    // x = S y (+ c V with Lmin = 1) and u = S ũ, in place.
     for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
         const T sk = s[k];
-        y[k] = sk * y[k] + (prm.lmin == 1 ? sk * sk : T(0));
+        const T c = A.c((int)(k / B.n)) * B.c((int)(k % B.n));
+        y[k] = sk * y[k] + (prm.lmin == 1 ? c * sk * sk : T(0));
         u[k] = sk * u[k];
     }
     __syncthreads();
@@ -855,15 +864,16 @@ __device__ MgkResult gsolve_pair_block(MgkShared<T>& sh, const GraphRef<T>& A, c
         return T(0);
     });
     __syncthreads();
-    // λ = u / V where V > 0, else (p p' + W u) / D; the q term
-    // Σ D (u − λ x) and the node coefficients λ (D + W x) − [Lmin = 1] p p'.
+    // λ = u / V where V > 0, else (c p p' + W u) / D; the q term
+    // Σ D (c u − λ x) and the node coefficients λ (D c + W x) − [Lmin = 1]
+    // c² p p', with c = c_A c_A' the class weights (mgk's gradient).
     T q = T(0), unused = T(0);
     for (int64_t k = threadIdx.x; k < N; k += blockDim.x) {
         const int i = (int)(k / B.n), ip = (int)(k % B.n);
-        const T pp = A.start[i] * B.start[ip], v = s[k] * s[k];
-        const T lam = v > T(0) ? u[k] / v : (pp + ap[k]) / dd[k];
-        q += dd[k] * (u[k] - lam * y[k]);
-        r[k] = lam * (dd[k] + p[k]) - (prm.lmin == 1 ? pp : T(0));
+        const T c = A.c(i) * B.c(ip), pp = A.start[i] * B.start[ip], v = s[k] * s[k];
+        const T lam = v > T(0) ? u[k] / v : (c * pp + ap[k]) / dd[k];
+        q += dd[k] * (c * u[k] - lam * y[k]);
+        r[k] = lam * (dd[k] * c + p[k]) - (prm.lmin == 1 ? c * c * pp : T(0));
     }
     block_sum2<T>(sh, q, unused);
     *dq = q * T(2) / (T(1) - prm.q);

@@ -189,3 +189,33 @@ func buildQuotient(g *graph.Graph, start []float64, col, elab []int32) quotient 
 	}
 	return quotient{g: qg, start: st, deg: deg, cw: cw}
 }
+
+// QuotientGraph is a graph's colour-refinement quotient as the solvers use
+// it, for other backends of the kernel (the CUDA bridge). Solving the
+// kernel's system on Graph with the original degrees Degrees in place of
+// Graph's own, the right-hand side weighted by ClassWeights (c_A = √|A| for
+// each node pair's two classes) and K = Σ p_A p'_A' c_A c_A' x̃ gives the
+// original graph's values (see quotient.go's package comment).
+type QuotientGraph struct {
+	// Graph is the quotient, or the graph itself when refinement leaves
+	// every node in a class of its own (Degrees and ClassWeights then nil).
+	Graph *graph.Graph
+	// Start holds the classes' start probabilities (nil: all ones).
+	Start []float64
+	// Degrees holds each class's degree in the original graph.
+	Degrees []float64
+	// ClassWeights holds √|A| for each class A.
+	ClassWeights []float64
+}
+
+// QuotientOf returns g's quotient under colour refinement on node, edge and
+// start-probability values (start nil: all ones), the one Gram, Diag and
+// GramGrad solve on; it depends on g and start alone. name (e.g. "X[3]")
+// names g in the error returned for a graph corrupted after construction.
+func QuotientOf(name string, g *graph.Graph, start []float64) (QuotientGraph, error) {
+	q, err := safeQuotient(name, g, start)
+	if err != nil {
+		return QuotientGraph{}, err
+	}
+	return QuotientGraph{Graph: q.g, Start: q.start, Degrees: q.deg, ClassWeights: q.cw}, nil
+}

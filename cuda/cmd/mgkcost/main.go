@@ -6,8 +6,9 @@
 // device's system, against the CPU's own default solver); per launch the
 // blocks busy against the device's block slots. Each count is taken in the
 // node order of the graphs as given, in the order the CPU solver packs them
-// (octile.PackReordered) and in the device's (cuda.RenumberForDevice:
-// renumbered where that pays), with the host's time to pack them.
+// (octile.PackReordered) and in the device's (cuda.RenumberForDevice: the
+// colour-refinement quotients, renumbered where that pays), with the host's
+// time to pack them.
 //
 // The counts follow the kernels of cuda/src/mgk.cuh: one block of
 // MGK_THREADS threads solves one pair; each warp owns 8×8 output blocks and,
@@ -82,13 +83,17 @@ type Order struct {
 	// PackSeconds is the host's time to pack the set in this order (one
 	// core): what a call pays before its upload.
 	PackSeconds float64 `json:"pack_seconds"`
+	// ProductNodes is Σ n·n' over the pairs of the graphs as packed (fewer
+	// in the device's order, which solves quotients): each CG iteration
+	// reads and writes vectors of that length.
+	ProductNodes float64 `json:"product_nodes"`
 }
 
 // Iterations are CG counts over the pairs of the first graphs of a set.
 type Iterations struct {
 	Pairs int `json:"pairs"`
-	// Device is the CPU's Jacobi-preconditioned CG on the graphs as given
-	// (no quotient) at the device's tolerance: the device's system.
+	// Device is the CPU's Jacobi-preconditioned CG on the quotient graphs
+	// at the device's tolerance: the device's system.
 	DeviceMean float64 `json:"device_mean"`
 	DeviceMax  int32   `json:"device_max"`
 	// CPU is the CPU's default solver (quotient graphs, symmetric
@@ -130,7 +135,9 @@ func census(pk []*octile.Graph) Order {
 	// hist[i][c]: graph i's tiles with c nonzeros.
 	hist := make([][65]float64, n)
 	var total [65]float64
+	nodes := make([]float64, n)
 	for i, p := range pk {
+		nodes[i] = float64(p.G.N)
 		tiles[i], nnz[i], nt[i] = float64(p.NumTiles()), float64(p.NNZ()), float64(p.NT)
 		o.Tiles += p.NumTiles()
 		o.NNZ += p.NNZ()
@@ -162,6 +169,7 @@ func census(pk []*octile.Graph) Order {
 		o.DenseTilePairs += dense(&hist[i], &hist[i])
 	}
 	o.DenseTilePairs /= 2
+	o.ProductNodes = pairSum(nodes)
 	o.InputWords = inputWordsPerEntry * entriesPerTilePair * o.TilePairs
 	o.UsefulPerLoad = o.NonzeroPairs / (entriesPerTilePair * o.TilePairs)
 	o.Syncwarps = syncwarpsPerTilePair * o.TilePairs
@@ -175,7 +183,8 @@ func census(pk []*octile.Graph) Order {
 
 // The node orders counted: the graphs as given (the device before issue
 // #50), every graph renumbered (the CPU solver's packing) and the device's
-// (cuda.RenumberForDevice, for the set's symmetric Gram matrix).
+// (cuda.RenumberForDevice, for the set's symmetric Gram matrix: quotients,
+// renumbered).
 var orders = []string{"as given", "all reordered", "device"}
 
 func pack(gs []*graph.Graph, order string) ([]*octile.Graph, error) {
@@ -240,7 +249,7 @@ func iterations(gs []*graph.Graph) (*Iterations, error) {
 		return nil, err
 	}
 	dev := opt
-	dev.Solver, dev.Quotient = mgk.SolverJacobi, mgk.QuotientOff
+	dev.Solver = mgk.SolverJacobi // on the quotients, as the device
 	resolved, _, err := mgk.Check(gs, nil, nil, nil, true, dev)
 	if err != nil {
 		return nil, err
@@ -344,14 +353,14 @@ func main() {
 	for _, s := range rows {
 		fmt.Printf("%s: %d graphs (%.1f nodes, %.1f edges), %.4g pairs, %.4g product nodes; %d block slots, %.0f busy in the first launch\n",
 			s.Name, s.Graphs, s.MeanNodes, s.MeanEdges, s.Pairs, s.ProductN, s.BlockSlots, s.BlocksBusy)
-		fmt.Printf("  per mat-vec  %-18s %10s %10s %12s %12s %12s %10s %12s %12s %9s\n", "order", "tiles", "nnz/tile", "tile pairs", "dense", "nz pairs", "useful/ld", "input words", "largest pair", "pack (s)")
+		fmt.Printf("  per mat-vec  %-18s %10s %10s %12s %12s %12s %10s %12s %12s %12s %9s\n", "order", "tiles", "nnz/tile", "tile pairs", "dense", "nz pairs", "useful/ld", "input words", "largest pair", "product n", "pack (s)")
 		for _, on := range orders {
 			o := s.Orders[on]
-			fmt.Printf("               %-18s %10d %10.2f %12.4g %12.4g %12.4g %10.3f %12.4g %12.4g %9.3f\n", on, o.Tiles, o.NNZPerTile, o.TilePairs, o.DenseTilePairs, o.NonzeroPairs, o.UsefulPerLoad, o.InputWords, o.LargestPairTilePairs, o.PackSeconds)
+			fmt.Printf("               %-18s %10d %10.2f %12.4g %12.4g %12.4g %10.3f %12.4g %12.4g %12.4g %9.3f\n", on, o.Tiles, o.NNZPerTile, o.TilePairs, o.DenseTilePairs, o.NonzeroPairs, o.UsefulPerLoad, o.InputWords, o.LargestPairTilePairs, o.ProductNodes, o.PackSeconds)
 		}
 		fmt.Printf("  per CG iteration: %d block barriers, %.4g vector words outside the product\n", barriersPerIter, s.VectorWords)
 		if it := s.Iterations; it != nil {
-			fmt.Printf("  CG iterations over %d pairs: device (Jacobi, no quotient) mean %.1f max %d; CPU default mean %.1f max %d\n",
+			fmt.Printf("  CG iterations over %d pairs: device (Jacobi, quotients) mean %.1f max %d; CPU default mean %.1f max %d\n",
 				it.Pairs, it.DeviceMean, it.DeviceMax, it.CPUMean, it.CPUMax)
 		}
 	}

@@ -23,13 +23,16 @@ struct GraphRef {
     const T* deg;
     const T* start;
     const int32_t* loop_nz;
+    const T* cw;  // class weights √|class| of a quotient graph; nullptr: all ones
+    // c returns node i's class weight.
+    GG_HD T c(int i) const { return cw ? cw[i] : T(1); }
 };
 
 // make_graph_ref builds the view of graph i of g with the value arrays given
 // in precision T (they mirror g's float64 arrays).
 template <typename T>
 GG_HD GraphRef<T> make_graph_ref(const ggc_graphs& g, int i, const T* nz_w, const T* class_feat,
-                                 const T* node_feat, const T* deg, const T* start) {
+                                 const T* node_feat, const T* deg, const T* start, const T* cw = nullptr) {
     const int64_t* d = g.desc + (int64_t)i * GGC_DESC_FIELDS;
     GraphRef<T> r;
     r.n = (int32_t)d[GGC_DESC_N];
@@ -49,6 +52,7 @@ GG_HD GraphRef<T> make_graph_ref(const ggc_graphs& g, int i, const T* nz_w, cons
     r.deg = deg + d[GGC_DESC_NODE0];
     r.start = start + d[GGC_DESC_NODE0];
     r.loop_nz = g.loop_nz + d[GGC_DESC_NODE0];
+    r.cw = cw ? cw + d[GGC_DESC_NODE0] : nullptr;
     return r;
 }
 

@@ -70,6 +70,9 @@ func New(L *layout.Graphs) *Graphs {
 	c.deg = (*C.double)(Pin(p, L.Deg))
 	c.start = (*C.double)(Pin(p, L.Start))
 	c.loop_nz = (*C.int32_t)(Pin(p, L.LoopNz))
+	if L.Quotients > 0 {
+		c.cw = (*C.double)(Pin(p, L.ClassWeight))
+	}
 	return g
 }
 

@@ -114,3 +114,76 @@ func Parse(spec string) microkernel.Kernel {
 	}
 	return k
 }
+
+// Symmetric returns graphs whose colour-refinement quotients are smaller
+// than they are (nodes and edges repeat their features, weights and
+// neighbourhoods exactly): a cycle with alternating labels, a star with a
+// self-loop on its centre, a path, two triangles, a ring of ReorderMin-sized
+// length with pendant nodes (large enough for the device to renumber it),
+// and a graph of one node per class (a control whose quotient is itself).
+// Features come from a fixed row per label, so every graph's nodes share
+// rows with the others' and pairs have nonzero kernels.
+func Symmetric(ring int) []*graph.Graph {
+	row := func(l int) []float64 { return []float64{float64(l % 3), float64(l % 2), 0.25 * float64(l), 0.5 + 0.5*float64(l)} }
+	build := func(n int, edges [][2]int, weight func(e int) float64, label func(i int) int, edgeLabel func(e int) int) *graph.Graph {
+		var ends []int64
+		var w, ef, nf []float64
+		for e, uv := range edges {
+			ends = append(ends, int64(uv[0]), int64(uv[1]))
+			w = append(w, weight(e))
+			ef = append(ef, row(edgeLabel(e))...)
+		}
+		for i := range n {
+			nf = append(nf, row(label(i))...)
+		}
+		g, err := graph.New(n, ends, w, nf, Cols, ef, Cols)
+		if err != nil {
+			panic(err)
+		}
+		return g
+	}
+	cycle := func(n int) [][2]int {
+		var e [][2]int
+		for i := range n {
+			e = append(e, [2]int{i, (i + 1) % n})
+		}
+		return e
+	}
+	one := func(int) float64 { return 1 }
+	var gs []*graph.Graph
+	gs = append(gs, build(6, cycle(6), one, func(i int) int { return i % 2 }, func(int) int { return 1 }))
+	star := [][2]int{{0, 0}}
+	for i := 1; i <= 5; i++ {
+		star = append(star, [2]int{0, i})
+	}
+	gs = append(gs, build(6, star, func(e int) float64 { return 0.5 + 0.25*float64(min(e, 1)) },
+		func(i int) int { return min(i, 1) * 2 }, func(e int) int { return min(e, 1) }))
+	gs = append(gs, build(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}}, one, func(i int) int { return min(i, 4-i) }, func(int) int { return 0 }))
+	gs = append(gs, build(6, [][2]int{{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5}, {5, 3}}, func(int) float64 { return 0.7 },
+		func(int) int { return 1 }, func(int) int { return 2 }))
+	var ringEdges [][2]int
+	for i := range ring {
+		ringEdges = append(ringEdges, [2]int{i, (i + 1) % ring}, [2]int{i, ring + i})
+	}
+	gs = append(gs, build(2*ring, ringEdges, func(e int) float64 { return 1 + 0.5*float64(e%2) },
+		func(i int) int { return 3 * min(i/ring, 1) }, func(e int) int { return e % 2 }))
+	gs = append(gs, build(4, [][2]int{{0, 1}, {1, 2}, {2, 3}}, one, func(i int) int { return i }, func(int) int { return 0 }))
+	return gs
+}
+
+// SymmetricStarts returns start probabilities for gs that repeat with the
+// node features (so they keep the quotients of Symmetric's graphs), on
+// every other graph (nil entries elsewhere).
+func SymmetricStarts(gs []*graph.Graph) [][]float64 {
+	s := make([][]float64, len(gs))
+	for i, g := range gs {
+		if i%2 == 0 {
+			continue
+		}
+		s[i] = make([]float64, g.N)
+		for k := range s[i] {
+			s[i][k] = 0.2 + 0.3*g.Node(k)[3]
+		}
+	}
+	return s
+}
