@@ -13,7 +13,7 @@
 // Tsmall and Tlarge are the terms of the pairs up to and above SmallPair.
 // The GPU's large pairs are the marginalized solver's one pair per block: a
 // call of few large pairs takes as long as its largest one, however many
-// multiprocessors are idle (cuda/README.md, "Performance").
+// multiprocessors are idle (cuda/README.md, "Where the time goes").
 package costmodel
 
 import (
@@ -219,7 +219,7 @@ func (r Rates) BreakEven(cores int) float64 {
 }
 
 // The reference device of the default rates: the GPU runs of 2026-11-26/27
-// (cuda/README.md) on an NVIDIA H100 (132 multiprocessors) beside a 16-core
+// (benchmarks/log/gpu_runs.md) on an NVIDIA H100 (132 multiprocessors) beside a 16-core
 // host.
 const (
 	referenceSlots = 132
