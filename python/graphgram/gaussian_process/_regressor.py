@@ -48,8 +48,13 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         The low-rank graph kernel (its inducing graphs, FITC or not, jitter). It
         is cloned at ``fit``: a number of inducing graphs is chosen from the
         training graphs, a list is used as given.
-    alpha : float, default=1e-10
-        Added to the diagonal of K, as scikit-learn's ``alpha`` (not optimized).
+    alpha : float or array-like of shape (n,), default=1e-10
+        Added to the diagonal of K, as scikit-learn's ``alpha`` (not optimized):
+        one value for all, or one per training graph — known per-measurement
+        noise variances, on top of the learnt homoscedastic ``noise``. As in
+        scikit-learn it is added to the standardized targets' covariance with
+        ``normalize_y``: pass variances in y's units divided by ``np.var(y)``.
+        Predictions at new graphs add the learnt ``noise_`` only.
     signal : float, default=1.0
         Initial signal variance c (``ConstantKernel``'s ``constant_value``).
         For molecules, ``signal=30.0, noise=0.05`` with
@@ -149,14 +154,31 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 raise ValueError("%s_bounds must be a pair (low, high), got %r" % (name, b)) from None
             if not 0 < lo <= hi:
                 raise ValueError("%s_bounds must satisfy 0 < low <= high, got %r" % (name, b))
-        a = self.alpha
-        if not (isinstance(a, numbers.Real) and not isinstance(a, bool) and np.isfinite(a) and a >= 0):
-            raise ValueError("alpha must be a number >= 0, got %r" % (a,))
+        self._check_alpha(None)
         if not (self.optimizer is None or self.optimizer == "fmin_l_bfgs_b" or callable(self.optimizer)):
             raise ValueError("optimizer must be 'fmin_l_bfgs_b', a callable or None, got %r" % (self.optimizer,))
         r = self.n_restarts_optimizer
         if not (isinstance(r, numbers.Integral) and not isinstance(r, bool) and r >= 0):
             raise ValueError("n_restarts_optimizer must be an integer >= 0, got %r" % (r,))
+
+    def _check_alpha(self, n):
+        """alpha as a float or, per training graph, an array of n values (n None: any length)."""
+        a = self.alpha
+        if isinstance(a, numbers.Real) and not isinstance(a, bool):
+            if not (np.isfinite(a) and a >= 0):
+                raise ValueError("alpha must be a number >= 0, got %r" % (a,))
+            return float(a)
+        try:
+            v = np.asarray(a, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("alpha must be a number >= 0 or one per training graph, got %r" % (a,)) from None
+        if v.ndim != 1 or (n is not None and len(v) != n):
+            raise ValueError("alpha must be a number or one value per training graph (shape (%s,)), got shape %s"
+                             % ("n" if n is None else n, v.shape))
+        bad = np.flatnonzero(~(np.isfinite(v) & (v >= 0)))
+        if len(bad):
+            raise ValueError("alpha must be finite and >= 0: alpha[%d] is %r" % (bad[0], float(v[bad[0]])))
+        return v
 
     @staticmethod
     def _check_y(y, n):
@@ -184,7 +206,7 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         kernel = self.kernel_.clone_with_theta(theta[2:])
         c, noise = float(np.exp(theta[0])), float(np.exp(theta[1]))
         T = kernel._terms(self.X_train_, kernel.inducing_graphs_, eval_gradient=eval_gradient)
-        return _woodbury.log_marginal_likelihood(T, c, noise, noise + self.alpha, kernel.fitc, self.y_train_,
+        return _woodbury.log_marginal_likelihood(T, c, noise, noise + self._alpha, kernel.fitc, self.y_train_,
                                                  eval_gradient, eval_information)
 
     def log_marginal_likelihood(self, theta=None, eval_gradient=False):
@@ -246,6 +268,7 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
             self._y_train_mean, self._y_train_std = 0.0, 1.0
         self.X_train_ = X
         self.y_train_ = (y - self._y_train_mean) / self._y_train_std
+        self._alpha = self._check_alpha(len(y))
         self.kernel_ = kernel
         theta = np.concatenate([[np.log(self.signal), np.log(self.noise)], kernel.theta])
         bounds = self._bounds(kernel)
@@ -269,7 +292,7 @@ class LowRankGaussianProcessRegressor(RegressorMixin, BaseEstimator):
         self.signal_, self.noise_ = float(np.exp(theta[0])), float(np.exp(theta[1]))
         # What predictions need (no gradients): K⁻¹y folded into m weights, the two factors.
         T = self.kernel_._terms(X, self.kernel_.inducing_graphs_)
-        s = self.noise_ + self.alpha
+        s = self.noise_ + self._alpha
         parts = _woodbury.factor(T, self.signal_, s, self.kernel_.fitc)
         if parts is None:
             raise np.linalg.LinAlgError("the low-rank covariance c (P Pᵀ + D) + (noise + alpha) I is not positive "

@@ -20,7 +20,7 @@ def factor(T, c, s, fitc):
         ``P``, and ``kd`` with FITC.
     c : float
         The signal variance.
-    s : float
+    s : float or ndarray of shape (n,)
         The diagonal added (noise + alpha).
     fitc : bool
 
@@ -56,8 +56,8 @@ def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient, eval_informa
         With the gradient terms when ``eval_gradient``.
     c, noise : float
         The signal and noise variances.
-    s : float
-        noise + alpha, the diagonal added.
+    s : float or ndarray of shape (n,)
+        noise + alpha, the diagonal added (alpha per sample: known noise).
     fitc : bool
     y : ndarray of shape (n,)
     eval_gradient : bool
@@ -100,7 +100,10 @@ def log_marginal_likelihood(T, c, noise, s, fitc, y, eval_gradient, eval_informa
     kappa = 1.0 / lam - c * np.einsum("ji,ji->i", V, V)
     aa = float(alpha @ alpha)
     grad = np.empty(2 + p)
-    grad[0] = 0.5 * (float(y @ alpha) - s * aa - n + s * np.sum(kappa))      # ∂K = c K̃ = K − s I
+    if np.ndim(s) == 0:
+        grad[0] = 0.5 * (float(y @ alpha) - s * aa - n + s * np.sum(kappa))  # ∂K = c K̃ = K − s I
+    else:
+        grad[0] = 0.5 * (float(y @ alpha) - float(s @ alpha ** 2) - n + float(s @ kappa))
     grad[1] = 0.5 * noise * (aa - np.sum(kappa))                              # ∂K = noise I
     if p:
         # ∂K = c ∂K̃, ∂K̃ = U Wᵀ + W Uᵀ (+ for FITC diag(∂kd − 2 rowdot(U, W))), U = ∂A − ½ W ∂K_ZZ:
