@@ -459,7 +459,8 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             if bad.any():
                 at = tuple(int(a) for a in np.argwhere(bad)[0])
                 raise ValueError("%s%s = %r is not a graph index: indices are integers from 0 to %d, the pool's "
-                                 "positions" % (name, list(at) + [0], float(v[at]), n - 1))
+                                 "positions (an input transform such as BoTorch's Normalize must leave the index "
+                                 "column out: indices=[the other columns])" % (name, list(at) + [0], float(v[at]), n - 1))
         out = (v < 0) | (v >= n)
         if out.any():
             at = tuple(int(a) for a in np.argwhere(out)[0])
