@@ -1,6 +1,6 @@
 """Samples made of several graphs (issue #52 item 4): Mixture and MixtureKernel against the
 double sum written out, their gradients, a Gaussian process on solvent blends, reactions,
-pickling, bad input."""
+pickling, bad input, the GPyTorch kernel."""
 
 import pickle
 
@@ -298,3 +298,86 @@ def test_bad_samples_name_the_sample(solvents):
         MixtureKernel("molecular")([good])
     with pytest.raises(ValueError, match="normalize must be True, False or an exponent"):
         MixtureKernel(base(), normalize=2.0)([good])
+
+
+# --- GPyTorch ---------------------------------------------------------------------------------
+def test_gpytorch_kernel_equals_the_sklearn_kernel_and_fits(solvents):
+    torch = pytest.importorskip("torch")
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.models import SingleTaskGP
+    from gpytorch.kernels import ScaleKernel
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+    from graphgram.gpytorch import GPyTorchMixtureKernel, mixture_inputs
+
+    rng = np.random.default_rng(2)
+    X, y = blends(solvents, rng, 30)
+    X = X + [solvents[3]]
+    y = np.append(y, 4.0 + 2.0)
+    pool, T = mixture_inputs(X)
+    assert T.shape == (31, 4) and T.dtype == torch.float64
+    for normalize in NORMALIZE:
+        mk = MixtureKernel(molecular_kernel(q=0.5, h=0.9, verbose=False), normalize=normalize)
+        k = GPyTorchMixtureKernel(mk, pool)
+        with torch.no_grad():
+            np.testing.assert_allclose(k(T).to_dense().numpy(), mk(X), rtol=1e-12)
+            np.testing.assert_allclose(k(T[:5], T[20:]).to_dense().numpy(), mk(X[:5], X[20:]), rtol=1e-12)
+            np.testing.assert_allclose(k(T, diag=True).numpy(), mk.diag(X), rtol=1e-12)
+        # the gradient in θ through the contraction: scikit-learn's, contracted
+        Kt = k(T[:12]).to_dense()
+        Wt = torch.as_tensor(rng.standard_normal((12, 12)))
+        (Wt * Kt).sum().backward()
+        _, dK = mk(X[:12], eval_gradient=True)
+        dtheta = torch.autograd.functional.jacobian(k.graph_module.raw_theta_constraint.transform,
+                                                    k.graph_module.raw_theta.detach()).diagonal()
+        want = np.tensordot(Wt.numpy(), dK, axes=([0, 1], [0, 1])) * dtheta.numpy()
+        np.testing.assert_allclose(k.graph_module.raw_theta.grad.numpy(), want, rtol=1e-8, atol=1e-12)
+
+    # a SingleTaskGP fits (a few iterations) and its kernel matrix is scikit-learn's at the fitted θ
+    mk = MixtureKernel(molecular_kernel(q=0.5, h=0.9, verbose=False), normalize=True)
+    covar = ScaleKernel(GPyTorchMixtureKernel(mk, pool))
+    gp = SingleTaskGP(T[:25], torch.as_tensor(y[:25])[:, None], covar_module=covar)
+    mll = ExactMarginalLogLikelihood(gp.likelihood, gp)
+    theta0 = gp.covar_module.base_kernel.theta.detach().clone()
+    fit_gpytorch_mll(mll, optimizer_kwargs={"options": {"maxiter": 5}})
+    mix = gp.covar_module.base_kernel
+    assert (mix.theta.detach() - theta0).abs().max() > 1e-4
+    with torch.no_grad():
+        K = mix(T).to_dense().numpy()
+        post = gp.posterior(T[25:])
+    np.testing.assert_allclose(K, mix.to_sklearn()(X), rtol=1e-12)
+    assert torch.isfinite(post.mean).all() and (post.variance > 0).all()
+
+
+def test_gpytorch_reactions_and_bad_rows(solvents):
+    torch = pytest.importorskip("torch")
+    from graphgram.gpytorch import GPyTorchMixtureKernel, mixture_inputs
+    g = solvents
+    R = [(Mixture([g[1], g[3]]), None, g[11]), (g[2], Mixture([g[4]], [0.5]), Mixture([g[8], g[0]], [1, 2]))]
+    pool, T = mixture_inputs(R, pool=g)
+    assert pool is g and T.shape == (2, 3 * 2 * 2)
+    mk = MixtureKernel(base(), normalize=0.5)
+    k = GPyTorchMixtureKernel(mk, g, n_roles=3)
+    with torch.no_grad():
+        np.testing.assert_allclose(k(T).to_dense().numpy(), mk(R), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"samples\[0\]\[2\].graphs\[0\] is not in the pool"):
+        mixture_inputs(R, pool=g[:5])
+    with pytest.raises(ValueError, match="with n_roles=3 a row holds"):
+        k(T[:, :-1]).to_dense()
+    bad = T.clone()
+    bad[0, 2] = -0.5       # role 0, slot 0's weight
+    with pytest.raises(ValueError, match=r"x1\[0\] \(role 0, slot 0\) has weight -0.5"):
+        k(bad).to_dense()
+    none = T.clone()
+    none[0, [2, 3, 6, 7, 10, 11]] = 0.0
+    with pytest.raises(ValueError, match=r"x1\[0\] has no positive weight"):
+        k(none).to_dense()
+    out = T.clone()
+    out[1, 0] = 12.0
+    with pytest.raises(IndexError, match="out of range"):
+        k(out).to_dense()
+    with pytest.raises(TypeError, match="kernel must be a graphgram.MixtureKernel"):
+        GPyTorchMixtureKernel(base(), g)
+    # pickled, the kernel gives the same values
+    k2 = pickle.loads(pickle.dumps(k))
+    with torch.no_grad():
+        np.testing.assert_array_equal(k2(T).to_dense().numpy(), k(T).to_dense().numpy())
