@@ -1,8 +1,9 @@
 """Samples made of several graphs (issue #52 item 4): Mixture and MixtureKernel against the
 double sum written out, their gradients, a Gaussian process on solvent blends, reactions,
-pickling, bad input, the GPyTorch kernel."""
+pickling, bad input, the GPyTorch kernel, and docs/mixtures.md run end to end."""
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -15,6 +16,8 @@ from sklearn.svm import SVC
 import graphgram
 from graphgram import Graph, Mixture, MixtureKernel, molecular_kernel, molecules
 from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+from conftest import REPO
 
 SOLVENTS = ["O", "CCO", "CO", "CC(C)=O", "CC#N", "ClCCl", "c1ccccc1", "CCCCCC", "CCOCC", "CS(C)=O", "C1CCOC1",
             "CC(=O)OCC"]
@@ -192,7 +195,7 @@ def blends(g, rng, n):
     """n random binary blends of the solvents g with a synthetic property: mole-fraction
     weighted sums of the components' heavy-atom and oxygen counts (an ideal mixture)."""
     def prop(m):
-        return m.n_nodes + 2.0 * np.sum(m.node_attrs["element"] == "O")
+        return m.n_nodes + 2.0 * np.sum(m.node_attrs["element"] == 8)
     X, y = [], []
     for _ in range(n):
         a, b = rng.choice(len(g), 2, replace=False)
@@ -381,3 +384,25 @@ def test_gpytorch_reactions_and_bad_rows(solvents):
     k2 = pickle.loads(pickle.dumps(k))
     with torch.no_grad():
         np.testing.assert_array_equal(k2(T).to_dense().numpy(), k(T).to_dense().numpy())
+
+
+# --- the recipe in docs/mixtures.md -----------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # some h at their bounds
+def test_docs_recipe_runs():
+    pytest.importorskip("torch")
+    text = (REPO / "docs" / "mixtures.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for code in blocks:
+        exec(compile(code, "docs/mixtures.md", "exec"), {})
+
+
+def test_docstring_examples_run():
+    pytest.importorskip("torch")
+    import doctest
+    import graphgram.gpytorch._mixture
+    import graphgram.kernels.mixture
+    import graphgram.mixture
+    for module in (graphgram.mixture, graphgram.kernels.mixture, graphgram.gpytorch._mixture):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, module.__name__
