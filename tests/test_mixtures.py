@@ -349,6 +349,13 @@ def test_gpytorch_kernel_equals_the_sklearn_kernel_and_fits(solvents):
         post = gp.posterior(T[25:])
     np.testing.assert_allclose(K, mix.to_sklearn()(X), rtol=1e-12)
     assert torch.isfinite(post.mean).all() and (post.variance > 0).all()
+    # BoTorch's batched posteriors (b × 1 × d rows) equal the joint one's marginals
+    gp.eval()
+    with torch.no_grad():
+        batched = gp.posterior(T[25:].unsqueeze(1))
+    np.testing.assert_allclose(batched.mean.squeeze().numpy(), post.mean.squeeze().numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(batched.variance.squeeze().numpy(), post.variance.squeeze().numpy(), rtol=1e-9,
+                               atol=1e-12)
 
 
 def test_gpytorch_reactions_and_bad_rows(solvents):
