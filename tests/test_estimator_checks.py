@@ -36,6 +36,7 @@ ESTIMATORS = {
     "PropagationAttrKernel": lambda: graphgram.PropagationAttrKernel(attributes="vec"),
     "WLFramework": lambda: graphgram.WLFramework(graphgram.ShortestPathKernel(), n_iter=2),
     "CoreFramework": lambda: graphgram.CoreFramework(graphgram.WeisfeilerLehmanKernel(n_iter=2)),
+    "MixtureKernel": lambda: graphgram.MixtureKernel(graphgram.MarginalizedGraphKernel(), normalize=True),
     "GraphKernel": lambda: GraphKernel(graphgram.MarginalizedGraphKernel()),
     "LowRankGraphKernel": lambda: LowRankGraphKernel(graphgram.MarginalizedGraphKernel(), inducing=4),
     "LowRankGaussianProcessRegressor": lambda: LowRankGaussianProcessRegressor(

@@ -23,6 +23,10 @@ Graph kernels
     Gaussian-process covariance). Each is a scikit-learn transformer (``fit`` /
     ``transform``, usable in a ``Pipeline``) and a Gaussian-process kernel
     (``ConstantKernel() * kernel + WhiteKernel()``).
+Samples made of several graphs
+    :class:`Mixture` (``graphgram.mixture``): weighted graphs such as a solvent
+    blend, and reactions as one mixture per role; :class:`MixtureKernel` sums a
+    graph kernel over their graphs (docs/mixtures.md).
 The boundary to the Go core
     ``graphgram._backend`` (private): calls, device parameters, progress, Ctrl-C,
     errors; ``_packing`` lays out a call's graphs, ``_memory`` checks results fit.
@@ -38,6 +42,7 @@ from ._backend import devices, release_gpu_memory
 from ._config import config_context, get_config, set_config
 from .graph import Graph
 from .library import GraphLibrary
+from .mixture import Mixture
 from ._version import __version__
 from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel,
                       MarginalizedGraphKernel, NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel,
@@ -46,11 +51,13 @@ from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel
 from .kernels import WassersteinWLKernel
 from .kernels import GraphHopperKernel
 from .kernels import OddSthKernel, PyramidMatchKernel
+from .kernels import MixtureKernel
 
 __all__ = ["Graph", "GraphLibrary", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
            "molecular_kernel", "molecular_gp_kernel", "WassersteinWLKernel", "LowRankGraphKernel",
            "LowRankGaussianProcessRegressor", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel",
+           "Mixture", "MixtureKernel",
            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
            "config_context", "devices", "release_gpu_memory", "__version__"]

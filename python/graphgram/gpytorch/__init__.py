@@ -2,16 +2,19 @@
 
 :class:`GPyTorchGraphKernel` wraps any graphgram graph kernel as a GPyTorch
 kernel whose inputs are indices into a pool of graphs, with the graph kernel's
-hyperparameters learnt through its analytic gradients; :class:`FitProgress`
-reports each iteration of BoTorch's fit; :func:`thompson_sampling` picks a
-batch from a library by posterior samples drawn from finite features, and
-:func:`kriging_believer` by the analytic acquisition with the picks so far
-believed measured. ``import graphgram``
-never imports torch; this module needs torch and GPyTorch (BoTorch for
+hyperparameters learnt through its analytic gradients;
+:class:`GPyTorchMixtureKernel` does the same for samples made of several
+weighted graphs (:class:`~graphgram.Mixture`, reactions), whose input rows
+:func:`mixture_inputs` makes; :class:`FitProgress` reports each iteration of
+BoTorch's fit; :func:`thompson_sampling` picks a batch from a library by
+posterior samples drawn from finite features, and :func:`kriging_believer` by
+the analytic acquisition with the picks so far believed measured.
+``import graphgram`` never imports torch; this module needs torch and GPyTorch (BoTorch for
 Bayesian optimisation): ``pip install "graphgram[torch]"``.
 
 The modules, one job each: ``_kernel`` (the kernel and its autograd function),
-``_blocks`` (which Gram blocks a call computes), ``_progress`` (the fit's report),
+``_blocks`` (which Gram blocks a call computes), ``_mixture`` (the mixture
+kernel and its inputs), ``_progress`` (the fit's report),
 ``_thompson`` (Thompson sampling), ``_batch`` (the Kriging believer),
 ``_posterior`` (what both read of a fitted model).
 """
@@ -24,8 +27,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
                       'pip install "graphgram[torch]"' % exc) from exc
 
 from ._kernel import GPyTorchGraphKernel
+from ._mixture import GPyTorchMixtureKernel, mixture_inputs
 from ._progress import FitProgress
 from ._batch import kriging_believer
 from ._thompson import thompson_sampling
 
-__all__ = ["GPyTorchGraphKernel", "FitProgress", "kriging_believer", "thompson_sampling"]
+__all__ = ["GPyTorchGraphKernel", "GPyTorchMixtureKernel", "mixture_inputs", "FitProgress", "kriging_believer",
+           "thompson_sampling"]

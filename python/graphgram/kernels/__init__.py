@@ -14,6 +14,7 @@ from .nspdk import NSPDKKernel
 from .oddsth import OddSthKernel
 from .pyramid_match import PyramidMatchKernel
 from .marginalized import MarginalizedGraphKernel
+from .mixture import MixtureKernel
 from .presets import molecular_gp_kernel, molecular_kernel
 from .propagation import PropagationAttrKernel, PropagationKernel
 from .random_walk import RandomWalkKernel
@@ -23,4 +24,5 @@ from .wasserstein_wl import WassersteinWLKernel
 __all__ = ["MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
            "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
            "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel", "molecular_gp_kernel", "WassersteinWLKernel", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel"]
+           "molecular_kernel", "molecular_gp_kernel", "WassersteinWLKernel", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel",
+           "MixtureKernel"]

@@ -15,7 +15,7 @@ from .. import _backend, _memory, _packing
 from ..graph import as_graph_list, node_counts
 from ..microkernels import MicroKernel
 # The normalization helpers, re-exported for the modules that import them from here.
-from ._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
+from ._normalize import check_normalize, cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
 
 __all__ = ["GraphKernelBase", "GraphKernelInternals", "as_graph_list", "cosine_normalize", "normalize_exponent",
            "normalize_symmetric", "normalized_diag"]
@@ -196,12 +196,7 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         verbose = getattr(self, "verbose", None)
         if verbose is not None and not isinstance(verbose, (bool, np.bool_)):
             raise TypeError("verbose must be True, False or None, got %r" % (verbose,))
-        nz = self.normalize
-        if not isinstance(nz, (bool, np.bool_)):
-            if not isinstance(nz, numbers.Real):
-                raise TypeError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
-            if not 0.0 <= float(nz) <= 1.0:
-                raise ValueError("normalize must be True, False or an exponent in [0, 1], got %r" % (nz,))
+        check_normalize(self.normalize)
         _backend.device_params(self.device, self.precision)
 
     def _check_microkernels(self, *names):

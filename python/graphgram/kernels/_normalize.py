@@ -2,10 +2,21 @@
 cosine) or in between, one implementation for every kernel and for the Gaussian-process
 and Dask code that assemble Gram matrices from blocks."""
 
+import numbers
+
 import numpy as np
 
-__all__ = ["cosine_normalize", "normalize_exponent", "normalize_symmetric", "normalized_diag",
+__all__ = ["check_normalize", "cosine_normalize", "normalize_exponent", "normalize_symmetric", "normalized_diag",
            "normalize_with_gradient", "normalized_diag_gradient"]
+
+
+def check_normalize(normalize):
+    """Raise ``TypeError`` or ``ValueError`` unless ``normalize`` is True, False or an exponent in [0, 1]."""
+    if not isinstance(normalize, (bool, np.bool_)):
+        if not isinstance(normalize, numbers.Real):
+            raise TypeError("normalize must be True, False or an exponent in [0, 1], got %r" % (normalize,))
+        if not 0.0 <= float(normalize) <= 1.0:
+            raise ValueError("normalize must be True, False or an exponent in [0, 1], got %r" % (normalize,))
 
 
 def normalize_exponent(normalize):
