@@ -103,6 +103,19 @@ def test_values_equal_the_sklearn_kernel(pool):
     np.testing.assert_array_equal(k(x, diag=True).detach().numpy(), sk.diag(pool))
 
 
+def test_hyperparameters_on_their_bounds_are_kept(pool):
+    # A scikit-learn fit often ends with an h on its bound; GPyTorch's Interval keeps its
+    # bounds in float32 unless told otherwise, which mapped such a theta to NaN.
+    sk = molecular_kernel(verbose=False)
+    b = sk.bounds
+    theta = np.where(np.arange(len(b)) % 2 == 0, b[:, 1], b[:, 0])
+    k = GPyTorchGraphKernel(sk.clone_with_theta(theta), pool)
+    got = k.theta.detach().numpy()
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, theta, rtol=0, atol=1e-8 * np.ptp(b, axis=1).max())
+    assert np.all((got >= b[:, 0]) & (got <= b[:, 1]))
+
+
 @pytest.mark.parametrize("make", [
     lambda: ShortestPathKernel(TensorProduct(element=KroneckerDelta(0.3)), normalize=True),
     lambda: NeighborhoodHashKernel(node_label="element"),

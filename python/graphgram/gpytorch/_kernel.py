@@ -379,8 +379,12 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
                     raise ValueError("hyperparameter %s has bounds (%g, %g): learning it needs finite bounds "
                                      "with lower < upper" % (name, np.exp(lo), np.exp(hi)))
             self.register_parameter("raw_theta", torch.nn.Parameter(torch.zeros(len(theta), dtype=torch.float64)))
-            self.register_constraint("raw_theta", Interval(torch.as_tensor(bounds[:, 0]),
-                                                           torch.as_tensor(bounds[:, 1])))
+            interval = Interval(bounds[0, 0], bounds[0, 1])
+            # Interval rounds its bounds to the default dtype (float32): a theta on
+            # its bound (fits often end there) would map outside them, to NaN.
+            interval.lower_bound = torch.as_tensor(bounds[:, 0])
+            interval.upper_bound = torch.as_tensor(bounds[:, 1])
+            self.register_constraint("raw_theta", interval)
             self.theta = theta
         else:
             self.register_buffer("fixed_theta", torch.as_tensor(theta))
