@@ -4,7 +4,8 @@
 Heavy atoms become nodes labelled by atomic number, bonds become edges
 labelled 1 (single), 2 (double), 3 (triple) or 4 (aromatic); graph label is
 the row number. Used by the Kronecker-product prototype's measurement
-(gokernel/mgk/kron_test.go, benchmarks/log/kronecker_prototype.md)::
+(benchmarks/log/kronecker_prototype.md; the prototype has since left the
+core, the log says how to bring it back)::
 
     python3 benchmarks/esol_to_tu.py OUT     # writes OUT/ESOL_*.txt
 """

@@ -46,4 +46,8 @@
 // features; propagation, nhash, graphlet), and all of them return
 // sparsegram.Features, whose Gram matrix sparsegram computes: a new
 // explicit-feature kernel is a new map, not a new engine.
+//
+// Runnable examples of the calls a Go program makes (build graphs, choose
+// base kernels, compute a Gram matrix) sit beside the code in the
+// example_test.go files of graph, microkernel, mgk, spkernel, rwkernel and wl.
 package gokernel

@@ -13,6 +13,7 @@ import (
 	"github.com/graphgram/graphgram/cuda/autodevice"
 	"github.com/graphgram/graphgram/cuda/costmodel"
 	"github.com/graphgram/graphgram/cuda/selfcheck"
+	"github.com/graphgram/graphgram/internal/accuracy"
 )
 
 // freshValidations gives the process a new registry of self-validations for
@@ -139,7 +140,7 @@ func TestDeviceValidationEmulated(t *testing.T) {
 		t.Fatalf("validate_gpu false: %v %q", err, warn)
 	}
 	for k := range cpu {
-		if math.Abs(off[k]-cpu[k]) > 1e-9*math.Abs(cpu[k]) {
+		if math.Abs(off[k]-cpu[k]) > accuracy.MGK64*math.Abs(cpu[k]) {
 			t.Fatalf("validate_gpu false: entry %d GPU %v, CPU %v", k, off[k], cpu[k])
 		}
 	}
@@ -325,7 +326,7 @@ func TestDeviceAutoEmulated(t *testing.T) {
 				where = "the GPU: predicted"
 			}
 			for k := range got {
-				if tc.gpu && math.Abs(got[k]-cpu[k]) > 1e-9*math.Abs(cpu[k]) || !tc.gpu && got[k] != cpu[k] {
+				if tc.gpu && math.Abs(got[k]-cpu[k]) > accuracy.MGK64*math.Abs(cpu[k]) || !tc.gpu && got[k] != cpu[k] {
 					t.Fatalf("entry %d is %v, the CPU's %v (want %s)", k, got[k], cpu[k], where)
 				}
 			}
