@@ -124,7 +124,9 @@ func Parse(spec string) microkernel.Kernel {
 // Features come from a fixed row per label, so every graph's nodes share
 // rows with the others' and pairs have nonzero kernels.
 func Symmetric(ring int) []*graph.Graph {
-	row := func(l int) []float64 { return []float64{float64(l % 3), float64(l % 2), 0.25 * float64(l), 0.5 + 0.5*float64(l)} }
+	row := func(l int) []float64 {
+		return []float64{float64(l % 3), float64(l % 2), 0.25 * float64(l), 0.5 + 0.5*float64(l)}
+	}
 	build := func(n int, edges [][2]int, weight func(e int) float64, label func(i int) int, edgeLabel func(e int) int) *graph.Graph {
 		var ends []int64
 		var w, ef, nf []float64
