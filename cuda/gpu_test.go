@@ -131,9 +131,9 @@ func compareStats(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]
 	for k := range want {
 		worst = max(worst, accuracy.Err(got[k], want[k], 0))
 	}
-	bound := 1e-9
+	bound := accuracy.MGK64
 	if prec == Float32 {
-		bound = 1e-4
+		bound = accuracy.MGK32
 	}
 	if worst > bound {
 		t.Errorf("precision %d: worst relative error %.3g > %g", prec, worst, bound)
@@ -309,9 +309,9 @@ func compareGrad(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]f
 	// Gradients as cuda/hostref's tests measure them: scale the largest |K|
 	// or |∂K| of the reference.
 	wg, _ = accuracy.Worst(G, G0, accuracy.Scale(K0, G0))
-	kb, gb := 1e-9, 1e-6
+	kb, gb := accuracy.MGK64, accuracy.Grad64
 	if prec == Float32 {
-		kb, gb = 1e-4, 1e-3
+		kb, gb = accuracy.MGK32, accuracy.Grad32
 	}
 	if wk > kb || wg > gb {
 		t.Errorf("precision %d: worst relative error K %.3g (bound %g), gradient %.3g (bound %g)", prec, wk, kb, wg, gb)
@@ -425,9 +425,9 @@ func compareNodal(t *testing.T, co callOptions, X, Y []*graph.Graph, sx, sy [][]
 	if math.IsNaN(worst) {
 		t.Fatalf("entry %d not written (%v, want %v)", at, got[at], want[at])
 	}
-	bound := 1e-9
+	bound := accuracy.MGK64
 	if prec == Float32 {
-		bound = 1e-4
+		bound = accuracy.MGK32
 	}
 	if worst > bound {
 		t.Errorf("precision %d: worst nodal error %.3g > %g", prec, worst, bound)
@@ -680,7 +680,7 @@ func TestGPUShortestPath(t *testing.T) {
 // spTol is the relative error the device's shortest-path kernel must stay
 // within against spkernel, by precision (README: float32's accumulation bound
 // is (7 + 32)·2⁻²⁴ ≈ 2.3e-6 for nonnegative base kernels).
-var spTol = map[Precision]float64{Float64: 1e-12, Float32: 1e-5}
+var spTol = map[Precision]float64{Float64: accuracy.SP64, Float32: accuracy.SP32}
 
 // spStreamLimit is a memory limit (bytes) under which ShortestPathGram of X
 // (symmetric, all on the GPU, one library call) fits its graphs and length
@@ -883,7 +883,7 @@ func compareDiag(t *testing.T, name string, X []*graph.Graph, sx [][]float64, op
 		t.Fatal(err, bad)
 	}
 	for i := range want {
-		if accuracy.Err(got[i], want[i], 0) > 1e-9 {
+		if accuracy.Err(got[i], want[i], 0) > accuracy.MGK64 {
 			t.Errorf("%s: K[%d][%d] = %v, CPU %v", name, i, i, got[i], want[i])
 		}
 	}
@@ -991,7 +991,7 @@ func TestGPUQuotients(t *testing.T) {
 							t.Errorf("quotient mode %d: solved %d nodes of %d", o.Quotient, st.QuotientNodes, st.GivenNodes)
 						}
 						for k := range cpu {
-							if e := accuracy.Err(got[k], cpu[k], 0); e > 1e-9 {
+							if e := accuracy.Err(got[k], cpu[k], 0); e > accuracy.MGK64 {
 								t.Errorf("quotient mode %d: entry %d is %v, CPU as given %v (relative error %.2g)", o.Quotient, k, got[k], cpu[k], e)
 							}
 						}
@@ -1190,9 +1190,9 @@ func TestGPUStaging(t *testing.T) {
 						for k := range want {
 							worst = max(worst, accuracy.Err(got[k], want[k], 0))
 						}
-						bound := 1e-9
+						bound := accuracy.MGK64
 						if prec == Float32 {
-							bound = 1e-4
+							bound = accuracy.MGK32
 						}
 						if worst > bound {
 							t.Errorf("worst relative error %.3g > %g", worst, bound)
@@ -1240,8 +1240,8 @@ func TestGPUStaging(t *testing.T) {
 		for k := range want {
 			worst = max(worst, accuracy.Err(got[k], want[k], 0))
 		}
-		if worst > 1e-9 {
-			t.Errorf("worst relative error %.3g > 1e-9", worst)
+		if worst > accuracy.MGK64 {
+			t.Errorf("worst relative error %.3g > %g", worst, accuracy.MGK64)
 		}
 		if roomy && st.StagedPairs != len(small) {
 			t.Errorf("%d of %d pairs over 48 KiB staged on a device with room for them", st.StagedPairs, len(small))
@@ -1298,9 +1298,9 @@ func TestGPUStagingTimings(t *testing.T) {
 				for k := range res[0] {
 					worst = max(worst, accuracy.Err(res[1][k], res[0][k], 0))
 				}
-				bound := 1e-9
+				bound := accuracy.MGK64
 				if prec == Float32 {
-					bound = 1e-4
+					bound = accuracy.MGK32
 				}
 				if worst > bound {
 					t.Errorf("%s, %s, float%d: staged and unstaged differ by %.3g", set.name, ks.Name, prec, worst)

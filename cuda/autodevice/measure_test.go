@@ -145,9 +145,9 @@ func TestMeasureIssue50(t *testing.T) {
 			for k := range want {
 				worst = max(worst, accuracy.Err(got[k], want[k], 0))
 			}
-			bound := 1e-9
+			bound := accuracy.MGK64
 			if prec == cuda.Float32 {
-				bound = 1e-4
+				bound = accuracy.MGK32
 			}
 			if worst > bound {
 				t.Errorf("%s, float%d: worst relative error %.3g > %g", set.name, prec, worst, bound)

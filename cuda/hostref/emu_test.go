@@ -100,7 +100,7 @@ func emuGramCheck(t *testing.T, emu Emulator, X, Y []*graph.Graph, starts [][]fl
 		}
 		worst = max(worst, accuracy.Err(got[k], want[k], 0))
 	}
-	bound := 1e-9
+	bound := accuracy.MGK64
 	if prec == 32 {
 		bound = float32Bound
 	}

@@ -20,8 +20,8 @@ import (
 // CPU's own finite-difference bound for float64, and for float32 the bound
 // cuda/README.md states.
 const (
-	gradBound64 = 1e-6
-	gradBound32 = 1e-3
+	gradBound64 = accuracy.Grad64
+	gradBound32 = accuracy.Grad32
 )
 
 // TestMkEvalGradAgainstGo checks the forward-mode derivatives of the device
@@ -180,7 +180,7 @@ func (c *gradCase) check(t *testing.T, emu bool) (wk, wg float64) {
 		}
 		wg = max(wg, ge)
 	}
-	kb, gb := 1e-9, gradBound64
+	kb, gb := accuracy.MGK64, gradBound64
 	if c.prec == 32 {
 		kb, gb = float32Bound, gradBound32
 	}

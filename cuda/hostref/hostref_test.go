@@ -297,7 +297,7 @@ func TestGramAgainstMGK(t *testing.T) {
 									}
 									worst = max(worst, accuracy.Err(got[k], want[k], 0))
 								}
-								bound := 1e-9
+								bound := accuracy.MGK64
 								if prec == 32 {
 									bound = float32Bound
 								}
@@ -318,4 +318,4 @@ func TestGramAgainstMGK(t *testing.T) {
 
 // float32Bound is the relative error of float32 Gram entries against the
 // float64 CPU backend that cuda/README.md states (PCG to 1e-6 in float32).
-const float32Bound = 1e-4
+const float32Bound = accuracy.MGK32

@@ -118,7 +118,7 @@ func validationCases(X []*graph.Graph) []validationCase {
 				_, err := mgk.Gram(X, nil, nil, nil, true, opt, out, nil)
 				return err
 			},
-			variants: precisions(1e-8, 1e-3, func(device int, prec cuda.Precision, out []float64) error {
+			variants: precisions(accuracy.MGKCheck64, accuracy.MGKCheck32, func(device int, prec cuda.Precision, out []float64) error {
 				_, err := cuda.MarginalizedGram(X, nil, nil, nil, true, opt, device, prec, out)
 				return err
 			}),
@@ -127,7 +127,7 @@ func validationCases(X []*graph.Graph) []validationCase {
 	cases = append(cases, validationCase{
 		name: "shortest-path kernel",
 		cpu:  func(out []float64) error { return spkernel.Gram(X, nil, true, sp, out) },
-		variants: precisions(1e-12, 1e-5, func(device int, prec cuda.Precision, out []float64) error {
+		variants: precisions(accuracy.SP64, accuracy.SP32, func(device int, prec cuda.Precision, out []float64) error {
 			return cuda.ShortestPathGram(X, nil, true, sp, device, prec, cuda.SPHybrid{CPUWork: -1}, out, nil)
 		}),
 	})
