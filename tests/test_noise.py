@@ -15,15 +15,11 @@ from gpytorch.mlls import ExactMarginalLogLikelihood
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
 
-from graphgram import MarginalizedGraphKernel, molecular_kernel, molecules
+from graphgram import molecular_kernel, molecules
 from graphgram.gaussian_process import LowRankGaussianProcessRegressor, LowRankGraphKernel
 from graphgram.gpytorch import GPyTorchGraphKernel
-from graphgram.microkernels import KroneckerDelta, TensorProduct
 
-
-def labeled():
-    return MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(label=KroneckerDelta(0.5)),
-                                   q=0.05, normalize=0.5, verbose=False, accuracy=1e-12)
+from test_lowrank_gpr import labeled  # the same labelled marginalized kernel
 
 
 @pytest.fixture(scope="module")

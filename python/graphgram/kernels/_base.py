@@ -127,7 +127,28 @@ class GraphKernelInternals(typing.Protocol):
         """Return the self-similarities (as ``diag``) and their gradient, shape (len(X), n_dims)."""
 
 
-class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
+class SampleKernel(TransformerMixin, BaseEstimator, Kernel):
+    """What every graphgram kernel is besides its values: a scikit-learn kernel on
+    samples that are not feature vectors (graphs, mixtures of graphs), an estimator
+    compared by its parameters, and a transformer (``fit``/``transform``)."""
+
+    def is_stationary(self):
+        """False: the kernel is not a function of a difference of inputs."""
+        return False
+
+    @property
+    def requires_vector_input(self):
+        """False: the inputs are graphs or samples of graphs, not feature vectors."""
+        return False
+
+    def __eq__(self, other):
+        return type(self) is type(other) and repr(self.get_params()) == repr(other.get_params())
+
+    def __hash__(self):
+        return id(self)
+
+
+class GraphKernelBase(SampleKernel):
     """Base class of graphgram's graph kernels.
 
     A kernel is called like a function, ``kernel(X)`` for the symmetric Gram matrix
@@ -376,21 +397,6 @@ class GraphKernelBase(TransformerMixin, BaseEstimator, Kernel):
         this property again: a recursion without end for a kernel that has none.
         """
         return []
-
-    def is_stationary(self):
-        """False: graph kernels are not functions of a difference of inputs."""
-        return False
-
-    @property
-    def requires_vector_input(self):
-        """False: the inputs are graphs, not feature vectors."""
-        return False
-
-    def __eq__(self, other):
-        return type(self) is type(other) and repr(self.get_params()) == repr(other.get_params())
-
-    def __hash__(self):
-        return id(self)
 
     # --- scikit-learn transformer -----------------------------------------
     def fit(self, X, y=None):

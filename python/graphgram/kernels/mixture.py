@@ -15,12 +15,12 @@ mixtures hold it. Reactions (one mixture per role) sum the roles' kernels.
 import contextlib
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.gaussian_process.kernels import Hyperparameter, Kernel
+from sklearn.base import clone
+from sklearn.gaussian_process.kernels import Hyperparameter
 from sklearn.utils.validation import check_is_fitted
 
 from ..mixture import as_sample_list, components, layout
-from ._base import GraphKernelBase
+from ._base import GraphKernelBase, SampleKernel
 from ._normalize import (check_normalize, cosine_normalize, normalize_exponent, normalize_symmetric,
                          normalize_with_gradient, normalized_diag)
 
@@ -49,7 +49,7 @@ def _used(weights):
     return np.unique(np.concatenate([W.indices for W in weights]))
 
 
-class MixtureKernel(TransformerMixin, BaseEstimator, Kernel):
+class MixtureKernel(SampleKernel):
     r"""A graph kernel between samples made of several weighted graphs: mixtures and reactions.
 
     .. math::
@@ -256,21 +256,6 @@ class MixtureKernel(TransformerMixin, BaseEstimator, Kernel):
     def bounds(self):
         """ndarray of shape (n_dims, 2): the base kernel's bounds (log space)."""
         return np.asarray(self.base_kernel.bounds, dtype=np.float64).reshape(-1, 2)
-
-    def is_stationary(self):
-        """False: the kernel is not a function of a difference of inputs."""
-        return False
-
-    @property
-    def requires_vector_input(self):
-        """False: the inputs are samples of graphs, not feature vectors."""
-        return False
-
-    def __eq__(self, other):
-        return type(self) is type(other) and repr(self.get_params()) == repr(other.get_params())
-
-    def __hash__(self):
-        return id(self)
 
     # --- scikit-learn transformer -----------------------------------------
     def fit(self, X, y=None):
