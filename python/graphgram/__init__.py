@@ -17,7 +17,8 @@ Graph kernels
     :class:`EdgeHistogramKernel`, :class:`HashGraphKernel` (continuous attributes),
     :class:`NeighborhoodHashKernel`, :class:`NSPDKKernel`, :class:`GraphletSamplingKernel`,
     :class:`PyramidMatchKernel`, :class:`OddSthKernel`,
-    :class:`PropagationKernel` and :class:`PropagationAttrKernel`, the frameworks
+    :class:`PropagationKernel` and :class:`PropagationAttrKernel`,
+    :class:`WassersteinWLKernel`, :class:`GraphHopperKernel`, the frameworks
     :class:`WLFramework` and :class:`CoreFramework` over a base kernel,
     and presets such as :func:`molecular_kernel` (and :func:`molecular_gp_kernel`, its
     Gaussian-process covariance). Each is a scikit-learn transformer (``fit`` /
