@@ -20,6 +20,11 @@
 //   - pyramid: the pyramid match kernel's weighted histograms of spectral node
 //     embeddings on L grid levels;
 //   - oddsth: the ODD-ST_h kernel's counts of tree visits of breadth-first DAGs;
+//   - wwl: the Wasserstein Weisfeiler–Lehman distance: the earth mover's
+//     distance between two graphs' sets of WL node embeddings;
+//   - emd: the exact earth mover's distance between uniform point sets, for wwl;
+//   - graphhopper: the GraphHopper kernel (node pairs weighted by their
+//     positions on the graphs' shortest paths);
 //   - sparsegram: Gram matrices Φ_X Φ_Yᵀ of those sparse maps over a semiring;
 //   - octile, reorder: 8×8-tiled product mat-vecs and node reorderings for them;
 //   - vec: fused vector loops of the conjugate-gradient solver (AVX2 or portable);

@@ -1,6 +1,7 @@
 """Malformed inputs, each a callable; test_dependability.py runs them all in a
 subprocess (so that a crash of the interpreter fails the test) and checks the
-exception and its message against EXPECTED."""
+exception and its message against EXPECTED; every row of kernel_table.py adds three
+malformed lists (_malformed_lists)."""
 
 import networkx as nx
 import numpy as np
@@ -130,6 +131,24 @@ CASES = [
                                 '"edge_kernel": {"kind": "constant", "c": 1}, "q": 0.1}')),
 ]
 
+
+def _malformed_lists():
+    """Three malformed lists for the example of every row of kernel_table.py: a single
+    graph, a list holding an int, an empty list."""
+    from kernel_table import KERNELS
+
+    cases, expected = [], {}
+    for name, row in KERNELS.items():
+        make = row.example
+        cases += [("%s: not a list" % name, lambda make=make: make()(ok_graph())),
+                  ("%s: list of ints" % name, lambda make=make: make()([ok_graph(), 3])),
+                  ("%s: empty list" % name, lambda make=make: make()([]))]
+        expected.update({"%s: not a list" % name: ("TypeError", r"not a single Graph"),
+                         "%s: list of ints" % name: ("TypeError", r"X\[1\] is not a graphgram\.(Graph|Mixture)"),
+                         "%s: empty list" % name: ("ValueError", r"X is empty")})
+    return cases, expected
+
+
 # case -> (outcome, regex the message must match); "ok" means no exception.
 EXPECTED = {
     "not a list": ("TypeError", r"not a single Graph"),
@@ -238,3 +257,8 @@ def _edgeless_every_kernel():
 def _check_finite(K):
     if not np.all(np.isfinite(K)):
         raise AssertionError("non-finite kernel values %r" % (K,))
+
+
+_CASES, _EXPECTED = _malformed_lists()
+CASES += _CASES
+EXPECTED.update(_EXPECTED)

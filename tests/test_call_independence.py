@@ -16,12 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphgram import Graph
-from graphgram.kernels import (EdgeHistogramKernel, HashGraphKernel, MarginalizedGraphKernel, RandomWalkKernel,
-                               ShortestPathKernel, VertexHistogramKernel, WeisfeilerLehmanKernel, molecular_kernel)
-from graphgram.kernels import CoreFramework, PropagationAttrKernel, PropagationKernel, WassersteinWLKernel, WLFramework
-from graphgram.kernels import OddSthKernel, PyramidMatchKernel
-from graphgram.microkernels import KroneckerDelta, SquareExponential, TensorProduct
+from graphgram.kernels import molecular_kernel
 
+import kernel_table
 from conftest import assert_bit_identical, dataset_dir
 
 N_POOL = 120
@@ -47,36 +44,10 @@ def _pool():
 
 
 POOL = _pool()
-KERNELS = {
-    "marginalized": lambda: MarginalizedGraphKernel(TensorProduct(label=KroneckerDelta(0.5)),
-                                                    TensorProduct(b=KroneckerDelta(0.5)), q=0.05),
-    "marginalized, continuous, normalized": lambda: MarginalizedGraphKernel(
-        TensorProduct(label=KroneckerDelta(0.4), x=SquareExponential(1.0)), TensorProduct(b=KroneckerDelta(0.5)),
-        q=0.1, normalize=True),
-    "shortest path": lambda: ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0)), normalize=True),
-    "shortest path, continuous": lambda: ShortestPathKernel(node_kernel=TensorProduct(x=SquareExponential(1.0))),
-    "random walk": lambda: RandomWalkKernel(lamda=0.02, node_kernel=TensorProduct(label=KroneckerDelta(0.0))),
-    "random walk, continuous, normalized": lambda: RandomWalkKernel(
-        lamda=0.02, node_kernel=TensorProduct(x=SquareExponential(1.0)), normalize=0.5),
-    "WL subtree": lambda: WeisfeilerLehmanKernel(n_iter=3, node_label="label", normalize=True),
-    "WL optimal assignment": lambda: WeisfeilerLehmanKernel(n_iter=2, node_label="label", edge_label="b",
-                                                            base="optimal_assignment"),
-    "vertex histogram": lambda: VertexHistogramKernel(node_label="label"),
-    "edge histogram": lambda: EdgeHistogramKernel(edge_label="b", normalize=True),
-    "hash": lambda: HashGraphKernel(attributes="x", node_label="label", n_hashes=5),
-    "propagation, partially labelled": lambda: PropagationKernel(unlabeled="L0", metric="H", normalize=True),
-    "propagation, attributes": lambda: PropagationAttrKernel(attributes="x", w=0.3),
-    # The rounds' labels are numbered per call; the marginalized kernel's arithmetic follows
-    # their order (content order), which wl.Labels keeps the same in every call.
-    "WL framework, marginalized": lambda: WLFramework(MarginalizedGraphKernel(
-        TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(b=KroneckerDelta(0.5)), q=0.05), n_iter=2),
-    "core framework, marginalized": lambda: CoreFramework(MarginalizedGraphKernel(
-        TensorProduct(label=KroneckerDelta(0.5)), TensorProduct(b=KroneckerDelta(0.5)), q=0.05), normalize=True),
-    "Wasserstein WL": lambda: WassersteinWLKernel(n_iter=2),
-    "Wasserstein WL, continuous": lambda: WassersteinWLKernel(n_iter=2, continuous=True, attributes="x", gamma=0.5),
-    "pyramid match": lambda: PyramidMatchKernel(L=4, d=6, normalize=True),
-    "ODD-STh": lambda: OddSthKernel(h=3),
-}
+# The settings of kernel_table.py's call_independence column, by id (the kernels it
+# leaves out are listed as skipped cases, with the reason).
+KERNELS = kernel_table.constructors("call_independence")
+PARAMS = kernel_table.params("call_independence")
 _REFERENCE = {}
 
 
@@ -93,7 +64,7 @@ indices = st.lists(st.integers(0, N_POOL - 1), min_size=1, max_size=24)
 calls = st.tuples(indices, st.none() | indices, st.sampled_from([1, 2]))
 
 
-@pytest.mark.parametrize("name", sorted(KERNELS))
+@pytest.mark.parametrize("name", PARAMS)
 @SETTINGS
 @given(call=calls)
 def test_entry_depends_only_on_its_two_graphs(name, call):
@@ -164,7 +135,7 @@ def test_low_rank_within_rounding():
                                    atol=0)
 
 
-@pytest.mark.parametrize("name", sorted(KERNELS))
+@pytest.mark.parametrize("name", PARAMS)
 def test_library_gives_the_lists_bits(name):
     """A GraphLibrary of the pool (issue #51) computes every entry with the same
     bits as the list: a slice (a view), an index array (a copy), and a library

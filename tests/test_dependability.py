@@ -25,8 +25,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 
 import graphgram
-from graphgram import Graph, MarginalizedGraphKernel, RandomWalkKernel, ShortestPathKernel, datasets
+from graphgram import Graph, MarginalizedGraphKernel, datasets
 from graphgram.microkernels import KroneckerDelta, TensorProduct
+
+import kernel_table
 
 HERE = Path(__file__).resolve().parent
 LABEL = TensorProduct(label=KroneckerDelta(0.5))
@@ -54,11 +56,9 @@ def persisted_objects():
 
     graphs, y = string_graphs()
     train, test, ytr = graphs[:16], graphs[16:], y[:16]
-    kernels = {
-        "mgk": MarginalizedGraphKernel(LABEL, LABEL, q=0.05, normalize=True),
-        "sp": ShortestPathKernel(node_kernel=TensorProduct(label=KroneckerDelta(0.0))),
-        "rw": RandomWalkKernel(lamda=0.01, node_kernel=TensorProduct(label=KroneckerDelta(0.0))),
-    }
+    # kernel_table.py's pickling column (the kernels it leaves out are listed by
+    # test_every_kernel_pickles_or_says_why).
+    kernels = {name: make() for name, make in kernel_table.constructors("pickling").items()}
     fitted = {name: copy.deepcopy(k).fit(train) for name, k in kernels.items()}
     pipe = Pipeline([("k", MarginalizedGraphKernel(LABEL, LABEL, q=0.05, normalize=True)),
                      ("svm", SVC(kernel="precomputed"))]).fit(train, ytr)
@@ -89,6 +89,16 @@ def test_pickle_joblib_cloudpickle_into_fresh_processes_bit_identical(tmp_path):
     again = compute_all(copy.deepcopy(objs))
     for name in expected:
         np.testing.assert_array_equal(again[name], expected[name], err_msg=name)
+
+
+@pytest.mark.parametrize("name", kernel_table.params("pickling"))
+def test_every_kernel_pickles_in_process(name):
+    """Each kernel of the table's pickling column (the ones it leaves out are skipped with
+    their reason), pickled and loaded here, computes the same bits; the test above takes
+    them all into fresh processes."""
+    graphs, _ = string_graphs()
+    k = kernel_table.constructors("pickling")[name]()
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(k))(graphs[:6], graphs[6:9]), k(graphs[:6], graphs[6:9]))
 
 
 def test_fitted_state_is_plain_data():

@@ -17,7 +17,8 @@ Graph kernels
     :class:`EdgeHistogramKernel`, :class:`HashGraphKernel` (continuous attributes),
     :class:`NeighborhoodHashKernel`, :class:`NSPDKKernel`, :class:`GraphletSamplingKernel`,
     :class:`PyramidMatchKernel`, :class:`OddSthKernel`,
-    :class:`PropagationKernel` and :class:`PropagationAttrKernel`, the frameworks
+    :class:`PropagationKernel` and :class:`PropagationAttrKernel`,
+    :class:`WassersteinWLKernel`, :class:`GraphHopperKernel`, the frameworks
     :class:`WLFramework` and :class:`CoreFramework` over a base kernel,
     and presets such as :func:`molecular_kernel` (and :func:`molecular_gp_kernel`, its
     Gaussian-process covariance). Each is a scikit-learn transformer (``fit`` /
@@ -44,20 +45,10 @@ from .graph import Graph
 from .library import GraphLibrary
 from .mixture import Mixture
 from ._version import __version__
-from .kernels import (CoreFramework, EdgeHistogramKernel, GraphletSamplingKernel, HashGraphKernel,
-                      MarginalizedGraphKernel, NeighborhoodHashKernel, NSPDKKernel, PropagationAttrKernel,
-                      PropagationKernel, RandomWalkKernel, ShortestPathKernel, VertexHistogramKernel,
-                      WeisfeilerLehmanKernel, WLFramework, molecular_gp_kernel, molecular_kernel)
-from .kernels import WassersteinWLKernel
-from .kernels import GraphHopperKernel
-from .kernels import OddSthKernel, PyramidMatchKernel
-from .kernels import MixtureKernel
+from . import kernels
+from .kernels import *  # noqa: F401,F403 - every kernel, as graphgram.kernels.__all__ lists them
 
-__all__ = ["Graph", "GraphLibrary", "MarginalizedGraphKernel", "ShortestPathKernel", "RandomWalkKernel", "WeisfeilerLehmanKernel",
-           "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel", "NeighborhoodHashKernel", "NSPDKKernel",
-           "GraphletSamplingKernel", "PropagationKernel", "PropagationAttrKernel", "WLFramework", "CoreFramework",
-           "molecular_kernel", "molecular_gp_kernel", "WassersteinWLKernel", "LowRankGraphKernel",
-           "LowRankGaussianProcessRegressor", "GraphHopperKernel", "PyramidMatchKernel", "OddSthKernel",
-           "Mixture", "MixtureKernel",
-           "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
-           "config_context", "devices", "release_gpu_memory", "__version__"]
+__all__ = (["Graph", "GraphLibrary", "Mixture", "LowRankGraphKernel", "LowRankGaussianProcessRegressor",
+            "datasets", "gaussian_process", "microkernels", "molecules", "get_config", "set_config",
+            "config_context", "devices", "release_gpu_memory", "__version__"]
+           + list(kernels.__all__))

@@ -13,7 +13,9 @@ that takes Newton steps with the likelihood's Fisher information;
 distribution. docs/gaussian_processes.md says when to use which.
 
 The modules, one job each: ``_graph_kernel`` (the wrapper), ``_inducing`` (the
-choice of inducing graphs), ``_low_rank`` (the low-rank kernel), ``_woodbury``
+choice of inducing graphs), ``_nystrom`` (the Nyström pieces this low-rank kernel
+and the GPyTorch bridge share: inducing graphs, jittered Cholesky factor, root),
+``_low_rank`` (the low-rank kernel), ``_woodbury``
 (the regressor's linear algebra), ``_lbfgs`` (the L-BFGS-B driver and
 :class:`LBFGS`), ``_scoring`` (Fisher scoring and :class:`FisherScoring`),
 ``_exact`` (the exact GP's Fisher information for scikit-learn's regressor),

@@ -8,7 +8,6 @@ calls its ``_prepare``, ``_terms``, ``_block`` and ``_kernel_diag``.
 
 import dataclasses
 import numbers
-import warnings
 
 import numpy as np
 import scipy.linalg
@@ -18,77 +17,20 @@ from sklearn.exceptions import NotFittedError
 from .. import _memory
 from ..graph import as_graph_list, take
 from ..kernels._base import GraphKernelBase
-from ._inducing import METHODS, choose as choose_inducing
+from ._nystrom import METHODS, check_jitter, cholesky_factor, choose as choose_inducing, project
 from ._graph_kernel import GraphKernel
 
-__all__ = ["LowRankGraphKernel", "LowRankTerms", "check_jitter", "jittered_cholesky", "project"]
+__all__ = ["LowRankGraphKernel", "LowRankTerms"]
 
 
 # Rows per block of the n×n products: each block is a short BLAS call, so that
 # Ctrl-C (checked by Python between calls) stops a large evaluation within a
 # fraction of a second, and no temporary is as large as the result.
 _ROW_BLOCK = 256
-# Jitter is raised tenfold per failed Cholesky factorization up to this
-# (relative to the mean diagonal of K_ZZ); beyond it the approximation would be
-# too far from the kernel to be useful, and an error is raised.
-_MAX_JITTER = 1e-2
 
 
 def _rows(n):
     return range(0, n, _ROW_BLOCK)
-
-
-def project(A, L):
-    """A L⁻ᵀ (L lower triangular): the Nyström features of the rows of A = K(X, Z)."""
-    return scipy.linalg.solve_triangular(L, A.T, lower=True, check_finite=False).T
-
-
-def check_jitter(jitter):
-    """Raise ValueError unless ``jitter`` is a number in [0, 1e-2) (relative to K(Z, Z)'s mean diagonal)."""
-    j = jitter
-    if not (isinstance(j, numbers.Real) and not isinstance(j, bool) and np.isfinite(j) and 0 <= j < _MAX_JITTER):
-        raise ValueError("jitter must be a number in [0, %g), got %r" % (_MAX_JITTER, j))
-
-
-def jittered_cholesky(Kzz, jitter, cholesky, stacklevel=2):
-    """Return ``cholesky(ε)``, the factor of K(Z, Z) + εI, with ε = jitter × its mean
-    diagonal raised tenfold while the factorization fails (to at most 1e-2 × it).
-
-    Parameters
-    ----------
-    Kzz : ndarray of shape (m, m)
-        K(Z, Z)'s values, for the checks and the scale.
-    jitter : float
-        The first relative jitter (:func:`check_jitter`).
-    cholesky : callable
-        ``cholesky(eps)`` returns the factor of K(Z, Z) + eps·I or raises
-        ``numpy.linalg.LinAlgError`` (NumPy's, or torch's to keep the gradient).
-    stacklevel : int, default=2
-        Of the RuntimeWarning issued when ε had to be raised.
-    """
-    if not np.all(np.isfinite(Kzz)):
-        raise ValueError("K(Z, Z) of the inducing graphs has non-finite entries")
-    scale = float(np.mean(np.diag(Kzz)))
-    if not scale > 0:
-        raise np.linalg.LinAlgError("K(Z, Z) of the inducing graphs has a mean diagonal of %g: the inducing "
-                                    "graphs have no similarity to themselves" % scale)
-    rel = first = float(jitter)
-    while True:
-        try:
-            L = cholesky(rel * scale)
-            break
-        except np.linalg.LinAlgError:
-            rel = max(10.0 * rel, 1e-12)
-            if rel > _MAX_JITTER:
-                raise np.linalg.LinAlgError(
-                    "K(Z, Z) of the %d inducing graphs is not positive definite even with a jitter of %g "
-                    "(relative to its mean diagonal %g): choose fewer or more diverse inducing graphs"
-                    % (len(Kzz), _MAX_JITTER, scale)) from None
-    if rel != first:
-        warnings.warn("K(Z, Z) of the %d inducing graphs is not numerically positive definite with jitter=%g; "
-                      "added %g (%g × its mean diagonal %g) instead" % (len(Kzz), first, rel * scale, rel, scale),
-                      RuntimeWarning, stacklevel=stacklevel)
-    return L
 
 
 def _naming_inducing(f, X, Z, **kwargs):
@@ -334,9 +276,7 @@ class LowRankGraphKernel(TransformerMixin, GraphKernel):
     # --- the computation --------------------------------------------------------
     def _factor(self, Kzz):
         """The lower Cholesky factor of K(Z, Z) + εI, raising ε as documented."""
-        n = len(Kzz)
-        return jittered_cholesky(Kzz, self.jitter, lambda eps: scipy.linalg.cholesky(
-            Kzz + eps * np.eye(n), lower=True, check_finite=False), stacklevel=4)
+        return cholesky_factor(Kzz, self.jitter, stacklevel=4)
 
     def _block(self, X, Z):
         """K(X, Z) without gradient, on the current Dask client with ``dask=True``."""

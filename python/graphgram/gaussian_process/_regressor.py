@@ -12,7 +12,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..graph import as_graph_list
 from . import _lbfgs, _woodbury
-from ._low_rank import LowRankGraphKernel, project
+from ._low_rank import LowRankGraphKernel
+from ._nystrom import project
 
 __all__ = ["LowRankGaussianProcessRegressor"]
 

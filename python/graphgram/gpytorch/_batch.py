@@ -1,4 +1,4 @@
-"""A batch of q candidates from a library by the Kriging believer, in memory linear in the library."""
+"""A batch of q candidates of the pool by the Kriging believer, in memory linear in the pool."""
 
 import numbers
 

@@ -13,8 +13,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..gaussian_process import LowRankGraphKernel
-from ..gaussian_process._low_rank import check_jitter, jittered_cholesky
-from ..gaussian_process._inducing import METHODS, choose
+from ..gaussian_process._nystrom import METHODS, check_jitter, cholesky_factor, choose, project
 from ..graph import as_graph_list, take
 from ..kernels._base import GraphKernelBase
 from ..kernels._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
@@ -236,8 +235,8 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
     r"""A graphgram graph kernel as a GPyTorch kernel, with its hyperparameters learnt.
 
     GPyTorch and BoTorch models take tensors, not graphs: the kernel holds a
-    pool of graphs (a candidate library, say) and its inputs are tensors whose
-    column holds indices into the pool, float or integer (``train_X =
+    pool of graphs (the training graphs and the candidates) and its inputs are tensors whose
+    column holds indices into the pool (``graphs``), float or integer (``train_X =
     torch.arange(n, dtype=torch.float64)[:, None]`` for the first n graphs).
     Stock ``SingleTaskGP``, ``fit_gpytorch_mll``, ``ScaleKernel`` and the kernel
     algebra, BoTorch's batched posteriors (``batch × q × 1``) and
@@ -278,9 +277,11 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         :meth:`to_sklearn`. Its ``verbose`` shows progress bars of long
         calls, and Ctrl-C stops them, as in scikit-learn.
     graphs : list of Graph or GraphLibrary
-        The pool the indices refer to; checked once for the attributes the
-        kernel reads. A :class:`~graphgram.GraphLibrary` (a library of
-        candidate molecules loaded from its store) is used as it is.
+        The pool: the graphs the input indices refer to (training graphs and
+        candidates alike), kept as the attribute ``graphs``; checked once for
+        the attributes the kernel reads. A :class:`~graphgram.GraphLibrary`
+        (candidate molecules loaded from its store) is used as it is. The
+        docs of this module call it the pool whatever holds it.
     learn_hyperparameters : bool, default=None
         Register the hyperparameters as a parameter to learn (``True``) or keep
         them at the kernel's values (``False``). ``None``: learn them when the
@@ -488,8 +489,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         roots = []
         for i in (i1,) if (x1 is x2 or np.array_equal(i1, i2)) else (i1, i2):
             Kxz = _Gram.apply(theta, self, _Request(i, Z, False))
-            roots.append(torch.linalg.solve_triangular(L, Kxz.transpose(-1, -2), upper=False)
-                         .transpose(-1, -2).to(dtype=dtype, device=x1.device))
+            roots.append(project(Kxz, L).to(dtype=dtype, device=x1.device))
         Rx, Ry = roots[0], roots[-1]
         if diag:
             return (Rx * Ry).sum(-1)
@@ -508,15 +508,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
 
     def _factor(self, Kzz):
         """The lower Cholesky factor of K(Z, Z) + εI (differentiable), ε raised as LowRankGraphKernel's."""
-        eye = torch.eye(len(Kzz), dtype=Kzz.dtype)
-
-        def cholesky(eps):
-            L, info = torch.linalg.cholesky_ex(Kzz + eps * eye)
-            if int(info):
-                raise np.linalg.LinAlgError("not positive definite")
-            return L
-
-        return jittered_cholesky(Kzz.detach().cpu().numpy(), self.jitter, cholesky, stacklevel=6)
+        return cholesky_factor(Kzz, self.jitter, stacklevel=6)
 
     def _subset(self, request, local):
         return take(self.graphs, request.positions[local])

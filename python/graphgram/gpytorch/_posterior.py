@@ -1,4 +1,4 @@
-"""What the batch rules over a library read of a fitted GP: one reader and its checks.
+"""What the batch rules over the pool's candidates read of a fitted GP: one reader and its checks.
 
 :func:`thompson_sampling` and :func:`kriging_believer` take a fitted BoTorch or
 GPyTorch model over graph indices and the candidates' indices; both read the

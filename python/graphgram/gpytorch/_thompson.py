@@ -1,4 +1,4 @@
-"""Thompson sampling over a library: posterior samples from finite features, pathwise."""
+"""Thompson sampling over the pool's candidates: posterior samples from finite features, pathwise."""
 
 import numpy as np
 import scipy.linalg
@@ -6,7 +6,7 @@ import scipy.sparse
 import torch
 from sklearn.utils import check_random_state
 
-from ..gaussian_process._inducing import choose
+from ..gaussian_process._nystrom import choose, project
 from ..graph import take
 from ..kernels._normalize import normalize_exponent
 from ._posterior import read_model
@@ -97,7 +97,7 @@ def _features(kernel, positions, n_inducing, rng):
     Kzz = graph_kernel(take(kernel.graphs, Z))
     L = kernel._factor(torch.as_tensor(Kzz)).numpy()
     Kxz = graph_kernel(take(kernel.graphs, positions), take(kernel.graphs, Z))
-    return scipy.linalg.solve_triangular(L, Kxz.T, lower=True).T
+    return project(Kxz, L)
 
 
 def _pick(phi, n, scale, y, noise, mean_x, mean_c, cand, q, rng, chunk, prior=True):
