@@ -3,7 +3,6 @@ double sum written out, their gradients, a Gaussian process on solvent blends, r
 pickling, bad input, the GPyTorch kernel, and docs/mixtures.md run end to end."""
 
 import pickle
-import re
 
 import numpy as np
 import pytest
@@ -17,7 +16,7 @@ import graphgram
 from graphgram import Graph, Mixture, MixtureKernel, molecular_kernel, molecules
 from graphgram.microkernels import KroneckerDelta, TensorProduct
 
-from conftest import REPO
+from docs_pages import run_code_blocks
 
 SOLVENTS = ["O", "CCO", "CO", "CC(C)=O", "CC#N", "ClCCl", "c1ccccc1", "CCCCCC", "CCOCC", "CS(C)=O", "C1CCOC1",
             "CC(=O)OCC"]
@@ -397,11 +396,7 @@ def test_gpytorch_reactions_and_bad_rows(solvents):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # some h at their bounds
 def test_docs_recipe_runs():
     pytest.importorskip("torch")
-    text = (REPO / "docs" / "mixtures.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert blocks
-    for code in blocks:
-        exec(compile(code, "docs/mixtures.md", "exec"), {})
+    run_code_blocks("mixtures.md")
 
 
 def test_docstring_examples_run():
