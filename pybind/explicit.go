@@ -48,8 +48,6 @@ type featureKind interface {
 	// options returns the key of the kind's own parameters in the JSON
 	// document and where they decode to; "" and nil for a kind without any.
 	options() (key string, dst any)
-	// check validates the options against the call's common parameters.
-	check(p *explicitParams) error
 	// semirings lists the semirings the kind's product may use.
 	semirings() []string
 	// features is the feature map of gs, one label dictionary over all of
@@ -81,7 +79,6 @@ type featureKind interface {
 type kindDefaults struct{}
 
 func (kindDefaults) options() (string, any)                  { return "", nil }
-func (kindDefaults) check(*explicitParams) error             { return nil }
 func (kindDefaults) semirings() []string                     { return []string{"product", "min"} }
 func (kindDefaults) gramScale() float64                      { return 1 }
 func (kindDefaults) featureScale() float64                   { return 1 }
@@ -89,6 +86,8 @@ func (kindDefaults) rowScale(*sparsegram.Features) []float64 { return nil }
 func (kindDefaults) blocks(*explicitCall) *blockRule         { return nil }
 func (kindDefaults) noFeatureMap() string                    { return "" }
 func (kindDefaults) describe(*kindInfo) error                { return nil }
+
+// one is the features of a kind that is one product: its one matrix.
 func one(f *sparsegram.Features, err error) ([]*sparsegram.Features, error) {
 	return []*sparsegram.Features{f}, err
 }
@@ -169,12 +168,21 @@ func decodeExplicit(mode string, params []byte) (*explicitParams, featureKind, e
 			delete(doc, key)
 		}
 	}
-	common, err := json.Marshal(doc)
-	if err != nil {
-		return nil, nil, inputError("kernel parameters: %v", err)
+	// The rest, strictly, as one document again (keys quoted as JSON, values as sent).
+	var common bytes.Buffer
+	common.WriteByte('{')
+	for key, raw := range doc {
+		if common.Len() > 1 {
+			common.WriteByte(',')
+		}
+		quoted, _ := json.Marshal(key)
+		common.Write(quoted)
+		common.WriteByte(':')
+		common.Write(raw)
 	}
+	common.WriteByte('}')
 	p := &explicitParams{}
-	if err := decode(common, p); err != nil {
+	if err := decode(common.Bytes(), p); err != nil {
 		return nil, nil, err
 	}
 	if p.Features == "" && mode == "core_numbers" && len(own) == 0 {
@@ -199,7 +207,7 @@ func decodeExplicit(mode string, params []byte) (*explicitParams, featureKind, e
 	if err := decodeOptions(p.Features, kind, own[key], true); err != nil {
 		return nil, nil, err
 	}
-	return p, kind, kind.check(p)
+	return p, kind, nil
 }
 
 // explicit computes an explicit-feature kernel: the feature maps of the call's
