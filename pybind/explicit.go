@@ -1,169 +1,224 @@
 package pybind
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/graphgram/graphgram/cuda"
 	"github.com/graphgram/graphgram/cuda/autodevice"
 	"github.com/graphgram/graphgram/cuda/costmodel"
 	"github.com/graphgram/graphgram/gokernel/graph"
-	"github.com/graphgram/graphgram/gokernel/graphlet"
-	"github.com/graphgram/graphgram/gokernel/nhash"
-	"github.com/graphgram/graphgram/gokernel/nspdk"
-	"github.com/graphgram/graphgram/gokernel/oddsth"
-	"github.com/graphgram/graphgram/gokernel/pyramid"
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 	"github.com/graphgram/graphgram/gokernel/wl"
 )
 
-// explicitParams are the parameters of the explicit-feature kernels
-// (docs/abi.md): a feature map and the semiring that combines two maps.
+// featureKinds is the registry of the explicit-feature kernels' feature maps:
+// the name Python sends as "features", and the kind that serves it. Each kind
+// lives in a file of its own (kind_*.go); adding one is a Go package, that
+// file, a Python module and a line here.
+var featureKinds = map[string]func() featureKind{
+	"wl":               newKind[wlKind],
+	"edges":            newKind[edgesKind],
+	"hash":             newKind[hashKind],
+	"nh":               newKind[nhKind],
+	"graphlets":        newKind[graphletKind],
+	"propagation":      newKind[propagationKind],
+	"propagation_attr": newKind[propagationAttrKind],
+	"nspdk":            newKind[nspdkKind],
+	"pyramid":          newKind[pyramidKind],
+	"oddsth":           newKind[oddsthKind],
+}
+
+// newKind returns a new kind of type T, its options zero until decoded.
+func newKind[T any, P interface {
+	*T
+	featureKind
+}]() featureKind {
+	return P(new(T))
+}
+
+// featureKind is one feature map of the explicit-feature kernels and every
+// rule that goes with it. A value holds the options of one call (or of one
+// KernelInfo question); kindDefaults gives the common answers.
+type featureKind interface {
+	// options returns the key of the kind's own parameters in the JSON
+	// document and where they decode to; "" and nil for a kind without any.
+	options() (key string, dst any)
+	// semirings lists the semirings the kind's product may use.
+	semirings() []string
+	// features is the feature map of gs, one label dictionary over all of
+	// them: one matrix, or one per block for a kind with a block rule.
+	features(c *explicitCall, gs []*graph.Graph) ([]*sparsegram.Features, error)
+	// gramScale multiplies every Gram and diagonal entry of a kernel that is
+	// one product.
+	gramScale() float64
+	// featureScale multiplies every feature row (after the unary expansion
+	// of semiring "min"), so that F Fᵀ is the kernel: √gramScale, computed
+	// as the kernel's own rule says.
+	featureScale() float64
+	// rowScale divides each row of f (both factors of a Gram entry, the two
+	// of a diagonal entry, and the features' rows) by its entry; nil: none.
+	rowScale(f *sparsegram.Features) []float64
+	// blocks is the rule of a kernel summed over blocks of feature matrices;
+	// nil for one product.
+	blocks(c *explicitCall) *blockRule
+	// noFeatureMap is "" when the features of mode "features" are the
+	// kernel's feature map (F Fᵀ = K), else why there is none, as a phrase
+	// that follows "has": "no ... feature map: because ...".
+	noFeatureMap() string
+	// describe adds the kind's bounds, and what else its options fix, to i.
+	describe(i *kindInfo) error
+}
+
+// kindDefaults are the answers of a kind without options, scales or blocks
+// that accepts both semirings: embedded by the kinds, which override.
+type kindDefaults struct{}
+
+func (kindDefaults) options() (string, any)                  { return "", nil }
+func (kindDefaults) semirings() []string                     { return []string{"product", "min"} }
+func (kindDefaults) gramScale() float64                      { return 1 }
+func (kindDefaults) featureScale() float64                   { return 1 }
+func (kindDefaults) rowScale(*sparsegram.Features) []float64 { return nil }
+func (kindDefaults) blocks(*explicitCall) *blockRule         { return nil }
+func (kindDefaults) noFeatureMap() string                    { return "" }
+func (kindDefaults) describe(*kindInfo) error                { return nil }
+
+// one is the features of a kind that is one product: its one matrix.
+func one(f *sparsegram.Features, err error) ([]*sparsegram.Features, error) {
+	return []*sparsegram.Features{f}, err
+}
+
+// explicitParams are the parameters of the explicit-feature kernels that
+// every kind shares (docs/abi.md); a kind's own are in the object under its
+// options key, which the kind decodes.
 type explicitParams struct {
 	deviceParams
-	// Features is "wl" (Weisfeiler–Lehman label counts; n_iter 0 is the
-	// vertex histogram), "edges" (edge label histogram), "hash" (the hash
-	// graph kernel), "nh" (the neighborhood hash kernel), "graphlets" (the
-	// graphlet kernel), "propagation" or "propagation_attr" (propagation
-	// kernel), "nspdk" (the neighborhood subgraph pairwise distance kernel),
-	// "pyramid" (the pyramid match kernel), "oddsth" (the ODD-ST_h kernel).
-	Features     string `json:"features"`
-	NIter        int    `json:"n_iter"`
-	NodeLabelCol int    `json:"node_label_col"`
-	EdgeLabelCol int    `json:"edge_label_col"`
+	// Features names the kind (featureKinds). It may be absent in mode
+	// "core_numbers", which reads no feature map.
+	Features string `json:"features"`
+	// NIter is the Weisfeiler–Lehman rounds of "wl" and "hash" (0, the
+	// vertex histogram, when absent); the other kinds ignore it.
+	NIter        int `json:"n_iter"`
+	NodeLabelCol int `json:"node_label_col"`
+	EdgeLabelCol int `json:"edge_label_col"`
 	// Semiring is "product" (Σ x·y) or "min" (Σ min(x, y)).
 	Semiring string `json:"semiring"`
-	// Hash configures features "hash" (the hash graph kernel).
-	Hash *hashParams `json:"hash"`
-	// NH configures features "nh", Graphlets features "graphlets".
-	NH        *nhParams       `json:"nh"`
-	Graphlets *graphletParams `json:"graphlets"`
-	// Propagation configures features "propagation" and "propagation_attr".
-	Propagation *propagationParams `json:"propagation"`
-	// NSPDK configures features "nspdk".
-	NSPDK *nspdkParams `json:"nspdk"`
-	// Pyramid configures features "pyramid".
-	Pyramid *pyramidParams `json:"pyramid"`
-	// ODDSTh configures features "oddsth".
-	ODDSTh *oddsthParams `json:"oddsth"`
-	NJobs  int           `json:"n_jobs"`
+	NJobs    int    `json:"n_jobs"`
 }
 
-// oddsthParams are the ODD-ST_h kernel's settings (oddsth.Options): the DAG
-// height h, 0 for unbounded.
-type oddsthParams struct {
-	H int `json:"h"`
-}
-
-// pyramidParams are the pyramid match kernel's settings (pyramid.Options):
-// L levels, dimension d.
-type pyramidParams struct {
-	L int `json:"L"`
-	D int `json:"d"`
-}
-
-// PyramidFeatureScale is the factor of the pyramid match kernel's feature rows
-// with levels levels, √(pyramid.Scale(levels)): the Gram and diagonal entries
-// are scaled by pyramid.Scale (newExplicitCall), so F Fᵀ is the same kernel.
-func PyramidFeatureScale(levels int) float64 { return math.Sqrt(pyramid.Scale(levels)) }
-
-// nspdkParams are the NSPDK's settings (nspdk.Options): radius r and distance d.
-type nspdkParams struct {
-	R int `json:"r"`
-	D int `json:"d"`
-}
-
-// nhParams are the neighborhood hash kernel's settings (nhash.Options): the
-// initial bit string of every label value of the call, drawn by Python from
-// the label's value and the kernel's random_state.
-type nhParams struct {
-	Rounds         int       `json:"rounds"`
-	Bits           int       `json:"bits"`
-	CountSensitive bool      `json:"count_sensitive"`
-	LabelValues    []float64 `json:"label_values"`
-	LabelBits      []uint64  `json:"label_bits"`
-}
-
-// graphletParams are the graphlet kernel's settings (graphlet.Options).
-type graphletParams struct {
-	K         int    `json:"k"`
-	Samples   int    `json:"samples"`
-	Connected bool   `json:"connected"`
-	Seed      uint64 `json:"seed"`
-	// Frequencies divides each graph's counts by their sum (frequencyScale).
-	Frequencies bool `json:"frequencies"`
-}
-
-// hashParams are the hash graph kernel's hash functions (wl.HashOptions).
-type hashParams struct {
-	AttrCol     int       `json:"attr_col"`
-	AttrWidth   int       `json:"attr_width"`
-	Projections []float64 `json:"projections"`
-	Offsets     []float64 `json:"offsets"`
-	Hashes      int       `json:"hashes"`
-	PerHash     int       `json:"per_hash"`
-	BinWidth    float64   `json:"bin_width"`
-}
-
-// WLMaxIterations is the bound on the Weisfeiler–Lehman kernels' n_iter
-// (wl.MaxIterations), which Python checks before packing.
-func WLMaxIterations() int { return wl.MaxIterations }
-
-// The hash graph kernel averages its T hashed WL kernels. Both halves of that
-// rule live here: the Gram and diagonal entries are scaled by hashGramScale,
-// and Python scales the feature rows it gets as counts by HashFeatureScale, so
-// that F Fᵀ is the same average.
-func hashGramScale(hashes int) float64 { return 1 / float64(max(hashes, 1)) }
-
-// HashFeatureScale is the factor of the hash graph kernel's feature rows with
-// hashes labellings: 1/√T.
-func HashFeatureScale(hashes int) float64 { return 1 / math.Sqrt(float64(max(hashes, 1))) }
-
-// GraphletClasses returns the graphlets of size k in the graphlet kernel's
-// column order, as JSON: a list of {"edges": [[i, j], ...], "connected": bool}.
-func GraphletClasses(k int) string {
-	type class struct {
-		Edges     [][2]int `json:"edges"`
-		Connected bool     `json:"connected"`
-	}
-	out := make([]class, graphlet.NumClasses(k))
-	for c := range out {
-		out[c].Edges, out[c].Connected = graphlet.Class(k, c)
-		if out[c].Edges == nil {
-			out[c].Edges = [][2]int{}
+// optionKeys are the keys of the kinds' own parameters.
+var optionKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	for _, k := range featureKinds {
+		if key, _ := k().options(); key != "" {
+			keys[key] = true
 		}
 	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	return keys
+}()
+
+// kindNames lists the registered kinds for messages, sorted.
+func kindNames() string {
+	names := slices.Sorted(maps.Keys(featureKinds))
+	return "'" + strings.Join(names, "', '") + "'"
 }
 
-// frequencyScale is the graphlet kernel's frequency rule, its one place: a
-// graph's graphlet counts are divided by their sum (the number of subsets
-// counted or samples kept), so that K(G, G') = Σ_c f_c(G) f_c(G'). A graph
-// without graphlets keeps its empty row (scale 1).
-func frequencyScale(f *sparsegram.Features) []float64 {
-	s := make([]float64, f.Rows())
-	for r := range s {
-		var sum uint64
-		for _, v := range f.Val[f.Ptr[r]:f.Ptr[r+1]] {
-			sum += uint64(v)
-		}
-		s[r] = float64(max(sum, 1))
+// lookupKind returns a new kind named name.
+func lookupKind(name string) (featureKind, error) {
+	newKind, ok := featureKinds[name]
+	if !ok {
+		return nil, inputError("features must be one of %s, got %q", kindNames(), name)
 	}
-	return s
+	return newKind(), nil
+}
+
+// decodeOptions decodes a kind's own parameters raw (nil when absent) into
+// kind; absent or null is an error for a kind that has options (need) and
+// anything but that for one that has none.
+func decodeOptions(name string, kind featureKind, raw json.RawMessage, need bool) error {
+	key, dst := kind.options()
+	absent := len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null"
+	switch {
+	case key == "" && !absent && string(bytes.TrimSpace(raw)) != "{}":
+		return inputError("features %q takes no parameters of its own", name)
+	case key == "" || (absent && !need):
+		return nil
+	case absent:
+		return inputError("features %q needs the %s parameters", name, key)
+	}
+	return decode(raw, dst)
+}
+
+// decodeExplicit reads a call's parameters: the common ones, then the kind's
+// own (under its key; another kind's key is an error) and their checks. The
+// kind is nil for mode "core_numbers" without features.
+func decodeExplicit(mode string, params []byte) (*explicitParams, featureKind, error) {
+	var doc map[string]json.RawMessage
+	if err := decode(params, &doc); err != nil {
+		return nil, nil, err
+	}
+	own := map[string]json.RawMessage{}
+	for key := range optionKeys {
+		if raw, ok := doc[key]; ok {
+			own[key] = raw
+			delete(doc, key)
+		}
+	}
+	// The rest, strictly, as one document again (keys quoted as JSON, values as sent).
+	var common bytes.Buffer
+	common.WriteByte('{')
+	for key, raw := range doc {
+		if common.Len() > 1 {
+			common.WriteByte(',')
+		}
+		quoted, _ := json.Marshal(key)
+		common.Write(quoted)
+		common.WriteByte(':')
+		common.Write(raw)
+	}
+	common.WriteByte('}')
+	p := &explicitParams{}
+	if err := decode(common.Bytes(), p); err != nil {
+		return nil, nil, err
+	}
+	if p.Features == "" && mode == "core_numbers" && len(own) == 0 {
+		return p, nil, nil
+	}
+	if p.Semiring != "product" && p.Semiring != "min" {
+		return nil, nil, inputError("semiring must be 'product' or 'min', got %q", p.Semiring)
+	}
+	kind, err := lookupKind(p.Features)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, _ := kind.options()
+	for other := range own {
+		if other != key {
+			return nil, nil, inputError("features %q takes no %q parameters", p.Features, other)
+		}
+	}
+	if ok := kind.semirings(); !slices.Contains(ok, p.Semiring) {
+		return nil, nil, inputError("features %q needs semiring '%s', got %q", p.Features, strings.Join(ok, "' or '"), p.Semiring)
+	}
+	if err := decodeOptions(p.Features, kind, own[key], true); err != nil {
+		return nil, nil, err
+	}
+	return p, kind, nil
 }
 
 // explicit computes an explicit-feature kernel: the feature maps of the call's
-// graphs (package wl, one label dictionary over X ∪ Y), then their product
-// over the semiring (package sparsegram).
+// graphs (one label dictionary over X ∪ Y), then their product over the
+// semiring (package sparsegram), as the call's kind says.
 func explicit(mode string, params []byte, r *request, b buffers, warn *warnings) error {
-	var p explicitParams
-	if err := decode(params, &p); err != nil {
+	p, kind, err := decodeExplicit(mode, params)
+	if err != nil {
 		return err
 	}
-	c, err := newExplicitCall(mode, &p, r, warn)
+	c, err := newExplicitCall(mode, p, kind, r, warn)
 	if err != nil {
 		return err
 	}
@@ -177,38 +232,43 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 		}
 		return nodeLabels(mode, c, all, b)
 	}
+	if kind == nil {
+		return inputError("mode %q needs features", mode)
+	}
 	if mode == "features" {
 		if !r.symmetric {
 			return inputError("features takes one list of graphs")
 		}
-		if p.Features == "nh" || p.Features == "nspdk" {
-			return inputError("features %q: the kernel is no product of one feature map", p.Features)
+		if why := kind.noFeatureMap(); why != "" {
+			return inputError("features %q has %s", p.Features, why)
 		}
 		parts, err := c.features(r.x.graphs)
 		if err != nil {
 			return err
 		}
-		return writeFeatures(parts[0], b)
+		if err := writeFeatures(parts[0], b); err != nil {
+			return err
+		}
+		return writeRowFactors(c, parts[0], b)
 	}
 	return graphKernel(mode, r, b, c.gram, c.diag, struct{}{})
 }
 
-// explicitCall is one call of an explicit-feature kernel: its options, and
-// whether the Gram product goes to the GPU.
+// explicitCall is one call of an explicit-feature kernel: its kind and
+// options, and whether the Gram product goes to the GPU.
 type explicitCall struct {
 	p     *explicitParams
+	kind  featureKind // nil for mode "core_numbers" without features
 	opt   sparsegram.Options
 	wlOpt wl.Options
-	// scale multiplies every Gram and diagonal entry: hashGramScale for the
-	// hash graph kernel, pyramid.Scale for the pyramid match kernel, 1 for
-	// the others.
+	// scale multiplies every Gram and diagonal entry (kind.gramScale()).
 	scale float64
 	gpu   bool
 	warn  *warnings
 }
 
-func newExplicitCall(mode string, p *explicitParams, r *request, warn *warnings) (*explicitCall, error) {
-	c := &explicitCall{p: p, opt: sparsegram.Options{NJobs: p.NJobs, Control: r.ctl}, scale: 1, warn: warn,
+func newExplicitCall(mode string, p *explicitParams, kind featureKind, r *request, warn *warnings) (*explicitCall, error) {
+	c := &explicitCall{p: p, kind: kind, opt: sparsegram.Options{NJobs: p.NJobs, Control: r.ctl}, scale: 1, warn: warn,
 		wlOpt: wl.Options{Iterations: p.NIter, NodeLabelCol: p.NodeLabelCol, EdgeLabelCol: p.EdgeLabelCol,
 			NJobs: p.NJobs, Control: r.ctl}}
 	switch p.Semiring {
@@ -216,26 +276,9 @@ func newExplicitCall(mode string, p *explicitParams, r *request, warn *warnings)
 		c.opt.Semiring = sparsegram.SumProduct
 	case "min":
 		c.opt.Semiring = sparsegram.SumMin
-	default:
-		return nil, inputError("semiring must be 'product' or 'min', got %q", p.Semiring)
 	}
-	switch {
-	case p.Features == "hash" && p.Hash == nil:
-		return nil, inputError("features 'hash' needs the hash parameters")
-	case p.Features == "hash":
-		c.scale = hashGramScale(p.Hash.Hashes)
-	case p.Features == "nh" && (p.NH == nil || p.Semiring != "min"):
-		return nil, inputError("features 'nh' needs the nh parameters and semiring 'min'")
-	case p.Features == "nspdk" && (p.NSPDK == nil || p.Semiring != "product"):
-		return nil, inputError("features 'nspdk' needs the nspdk parameters and semiring 'product'")
-	case p.Features == "pyramid" && (p.Pyramid == nil || p.Semiring != "min"):
-		return nil, inputError("features 'pyramid' needs the pyramid parameters and semiring 'min'")
-	case p.Features == "pyramid":
-		c.scale = pyramid.Scale(p.Pyramid.L)
-	case p.Features == "oddsth" && p.ODDSTh == nil:
-		return nil, inputError("features 'oddsth' needs the oddsth parameters")
-	case p.Features == "graphlets" && p.Graphlets == nil:
-		return nil, inputError("features 'graphlets' needs the graphlets parameters")
+	if kind != nil {
+		c.scale = kind.gramScale()
 	}
 	var work func() costmodel.Workload // only the Gram product has a device path
 	if mode == "gram" {
@@ -248,43 +291,9 @@ func newExplicitCall(mode string, p *explicitParams, r *request, warn *warnings)
 	return c, err
 }
 
-// features is the feature map of gs, one label dictionary over all of them:
-// one matrix, or for the neighborhood hash kernel one per round.
+// features is the feature map of gs, one label dictionary over all of them.
 func (c *explicitCall) features(gs []*graph.Graph) ([]*sparsegram.Features, error) {
-	one := func(f *sparsegram.Features, err error) ([]*sparsegram.Features, error) {
-		return []*sparsegram.Features{f}, err
-	}
-	switch c.p.Features {
-	case "wl":
-		return one(wl.Features(gs, c.wlOpt))
-	case "edges":
-		return one(wl.EdgeFeatures(gs, c.p.EdgeLabelCol))
-	case "hash":
-		h := c.p.Hash
-		return one(wl.HashFeatures(gs, wl.HashOptions{WL: c.wlOpt, AttrCol: h.AttrCol, AttrWidth: h.AttrWidth,
-			Projections: h.Projections, Offsets: h.Offsets, Hashes: h.Hashes, PerHash: h.PerHash, BinWidth: h.BinWidth}))
-	case "nh":
-		h := c.p.NH
-		return nhash.Features(gs, nhash.Options{Rounds: h.Rounds, Bits: h.Bits, CountSensitive: h.CountSensitive,
-			NodeLabelCol: c.p.NodeLabelCol, LabelValues: h.LabelValues, LabelBits: h.LabelBits,
-			NJobs: c.p.NJobs, Control: c.opt.Control})
-	case "graphlets":
-		h := c.p.Graphlets
-		return one(graphlet.Features(gs, graphlet.Options{K: h.K, Samples: h.Samples, Connected: h.Connected,
-			Seed: h.Seed, NJobs: c.p.NJobs, Control: c.opt.Control}))
-	case "propagation", "propagation_attr":
-		return one(c.propagationFeatures(gs, c.p.Features == "propagation_attr"))
-	case "nspdk":
-		return nspdk.Features(gs, nspdk.Options{Radius: c.p.NSPDK.R, Distance: c.p.NSPDK.D,
-			NodeLabelCol: c.p.NodeLabelCol, EdgeLabelCol: c.p.EdgeLabelCol, Control: c.opt.Control})
-	case "pyramid":
-		return one(pyramid.Features(gs, pyramid.Options{Levels: c.p.Pyramid.L, Dim: c.p.Pyramid.D,
-			NodeLabelCol: c.p.NodeLabelCol, NJobs: c.p.NJobs, Control: c.opt.Control}))
-	case "oddsth":
-		return one(oddsth.Features(gs, oddsth.Options{Height: c.p.ODDSTh.H, NodeLabelCol: c.p.NodeLabelCol,
-			Control: c.opt.Control}))
-	}
-	return nil, inputError("features must be 'wl', 'edges', 'hash', 'nh', 'graphlets', 'propagation', 'propagation_attr', 'nspdk', 'pyramid' or 'oddsth', got %q", c.p.Features)
+	return c.kind.features(c, gs)
 }
 
 // product is the Gram matrix of the features: on the GPU when one is used
@@ -317,7 +326,7 @@ func (c *explicitCall) gram(X, Y []*graph.Graph, symmetric bool, _ struct{}, out
 		}
 		return rowRange(f, 0, len(X)), rowRange(f, len(X), len(X)+len(Y))
 	}
-	if rule := c.blocks(); rule != nil {
+	if rule := c.kind.blocks(c); rule != nil {
 		// The blocks' products, each turned into its term as it comes.
 		inter := make([]float64, len(out))
 		clear(out)
@@ -345,11 +354,10 @@ func (c *explicitCall) gram(X, Y []*graph.Graph, symmetric bool, _ struct{}, out
 	if err := c.scaled(c.product(fx, fy, symmetric, out), out); err != nil {
 		return err
 	}
-	if c.p.Features == "graphlets" && c.p.Graphlets.Frequencies {
-		sx := frequencyScale(fx)
+	if sx := c.kind.rowScale(fx); sx != nil {
 		sy := sx
 		if !symmetric {
-			sy = frequencyScale(fy)
+			sy = c.kind.rowScale(fy)
 		}
 		for i, a := range sx {
 			for j, b := range sy {
@@ -371,41 +379,13 @@ type blockRule struct {
 	finish func(out []float64, blocks int)
 }
 
-// blocks returns the call's block rule, or nil for a kernel that is one product.
-func (c *explicitCall) blocks() *blockRule {
-	switch c.p.Features {
-	case "nh":
-		// c/(n + n' − c) with n, n' the node counts, averaged over the rounds.
-		return &blockRule{sizes: nodeCounts, add: nhash.Accumulate, finish: nhash.Average}
-	case "nspdk":
-		// c/√(K_b(G, G) K_b(G', G')), summed over the blocks.
-		return &blockRule{sizes: c.selfProducts, add: nspdk.Accumulate, finish: func([]float64, int) {}}
-	}
-	return nil
-}
-
-// nodeCounts returns the node count of each graph, as float64.
-func nodeCounts(_ *sparsegram.Features, gs []*graph.Graph) ([]float64, error) {
-	n := make([]float64, len(gs))
-	for g, gr := range gs {
-		n[g] = float64(gr.N)
-	}
-	return n, nil
-}
-
-// selfProducts returns each row's product with itself.
-func (c *explicitCall) selfProducts(f *sparsegram.Features, _ []*graph.Graph) ([]float64, error) {
-	out := make([]float64, f.Rows())
-	return out, sparsegram.Diag(f, c.opt, out)
-}
-
 // diag is K(x, x) for each graph of X (graphKernel's contract), on the CPU.
 func (c *explicitCall) diag(X []*graph.Graph, _ struct{}, out []float64) error {
 	parts, err := c.features(X)
 	if err != nil {
 		return err
 	}
-	if rule := c.blocks(); rule != nil {
+	if rule := c.kind.blocks(c); rule != nil {
 		inter := make([]float64, len(out))
 		clear(out)
 		for _, f := range parts {
@@ -426,10 +406,8 @@ func (c *explicitCall) diag(X []*graph.Graph, _ struct{}, out []float64) error {
 	if err := c.scaled(sparsegram.Diag(parts[0], c.opt, out), out); err != nil {
 		return err
 	}
-	if c.p.Features == "graphlets" && c.p.Graphlets.Frequencies {
-		for i, s := range frequencyScale(parts[0]) {
-			out[i] /= s * s
-		}
+	for i, s := range c.kind.rowScale(parts[0]) {
+		out[i] /= s * s
 	}
 	return nil
 }
@@ -468,6 +446,24 @@ func writeFeatures(f *sparsegram.Features, b buffers) error {
 	return nil
 }
 
+// writeRowFactors writes the factor of each feature row, featureScale()
+// divided by the row's rowScale entry, into the float64 buffer grad when
+// Python passed one (docs/abi.md: mode "features").
+func writeRowFactors(c *explicitCall, f *sparsegram.Features, b buffers) error {
+	out, err := optionalOutput[float64](b.grad, b.gradLen, f.Rows(), "row factors")
+	if err != nil || out == nil {
+		return err
+	}
+	scale, rows := c.kind.featureScale(), c.kind.rowScale(f)
+	for r := range out {
+		out[r] = scale
+		if rows != nil {
+			out[r] = scale / rows[r]
+		}
+	}
+	return nil
+}
+
 // rowRange returns rows [lo, hi) of f as a matrix of its own, sharing f's
 // column and value arrays.
 func rowRange(f *sparsegram.Features, lo, hi int) *sparsegram.Features {
@@ -482,7 +478,8 @@ func rowRange(f *sparsegram.Features, lo, hi int) *sparsegram.Features {
 // buffer (docs/abi.md), for the kernel frameworks that Python builds over a
 // base kernel: "wl_labels", the Weisfeiler–Lehman label of every node in
 // rounds 0..n_iter (round after round; one numbering over all of gs), or
-// "core_numbers", every node's core number.
+// "core_numbers", every node's core number (no feature map: features may be
+// absent).
 func nodeLabels(mode string, c *explicitCall, gs []*graph.Graph, b buffers) error {
 	nodes := 0
 	for _, g := range gs {

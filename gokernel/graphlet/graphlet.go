@@ -23,10 +23,12 @@ import (
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 )
 
-// MinK and MaxK bound the graphlet size k.
+// MinK and MaxK bound the graphlet size k; MaxSamples bounds Options.Samples
+// (a sample index is 32 bits).
 const (
-	MinK = 3
-	MaxK = 5
+	MinK       = 3
+	MaxK       = 5
+	MaxSamples = math.MaxUint32
 )
 
 // A graphlet on k nodes is coded by its adjacency bits: pair (i, j), i < j,
@@ -170,7 +172,8 @@ type Options struct {
 	// K is the graphlet size, MinK..MaxK.
 	K int
 	// Samples is the number of k-node subsets drawn per graph (uniformly, with
-	// replacement between draws); 0 counts all C(n, k) subsets exactly.
+	// replacement between draws; at most MaxSamples); 0 counts all C(n, k)
+	// subsets exactly.
 	Samples int
 	// Connected counts only the connected graphlets (the other columns stay
 	// empty; a sample that falls on a disconnected one is not counted).
@@ -195,7 +198,7 @@ func Features(graphs []*graph.Graph, opt Options) (*sparsegram.Features, error) 
 	if opt.K < MinK || opt.K > MaxK {
 		return nil, fmt.Errorf("graphlet size k must be in [%d, %d], got %d", MinK, MaxK, opt.K)
 	}
-	if opt.Samples < 0 || opt.Samples > math.MaxUint32 {
+	if opt.Samples < 0 || opt.Samples > MaxSamples {
 		return nil, fmt.Errorf("samples must be in [0, 2^32), got %d", opt.Samples)
 	}
 	if opt.Samples == 0 {

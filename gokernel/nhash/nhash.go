@@ -21,15 +21,18 @@ import (
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 )
 
-// MaxRounds bounds Options.Rounds.
-const MaxRounds = 100
+// MaxRounds bounds Options.Rounds, MaxBits Options.Bits (a label is one word).
+const (
+	MaxRounds = 100
+	MaxBits   = 64
+)
 
 // Options configures Features.
 type Options struct {
 	// Rounds is the number R ≥ 1 of hash rounds; rounds 1..R are counted
 	// (round 0, the initial labels, is not).
 	Rounds int
-	// Bits is the label length, 1..64.
+	// Bits is the label length, 1..MaxBits.
 	Bits int
 	// CountSensitive selects the count-sensitive hash instead of the simple one.
 	CountSensitive bool
@@ -95,8 +98,8 @@ func Features(graphs []*graph.Graph, opt Options) ([]*sparsegram.Features, error
 	switch {
 	case opt.Rounds < 1 || opt.Rounds > MaxRounds:
 		return nil, fmt.Errorf("rounds must be in [1, %d], got %d", MaxRounds, opt.Rounds)
-	case opt.Bits < 1 || opt.Bits > 64:
-		return nil, fmt.Errorf("bits must be in [1, 64], got %d", opt.Bits)
+	case opt.Bits < 1 || opt.Bits > MaxBits:
+		return nil, fmt.Errorf("bits must be in [1, %d], got %d", MaxBits, opt.Bits)
 	case len(opt.LabelValues) != len(opt.LabelBits):
 		return nil, fmt.Errorf("%d label values but %d bit strings", len(opt.LabelValues), len(opt.LabelBits))
 	case !slices.IsSorted(opt.LabelValues):

@@ -9,6 +9,14 @@ import (
 	"github.com/graphgram/graphgram/gokernel/sparsegram"
 )
 
+// MaxHashes and MaxPerHash bound HashOptions.Hashes and HashOptions.PerHash:
+// each hash function adds a WL refinement of every graph, each projection a
+// word of every node's round-0 key.
+const (
+	MaxHashes  = 10000
+	MaxPerHash = 64
+)
+
 // HashOptions configures HashFeatures: the hash graph kernel's discretisation
 // of continuous node attributes (Morris, Kriege, Kersting and Mutzel 2016).
 type HashOptions struct {
@@ -24,9 +32,9 @@ type HashOptions struct {
 	Projections []float64
 	// Offsets holds Hashes·PerHash values b in [0, BinWidth).
 	Offsets []float64
-	// Hashes is the number T of hash functions; PerHash the number of
-	// projections concatenated into one hash (a cell of a grid rather than a
-	// slab of space).
+	// Hashes is the number T of hash functions (1..MaxHashes); PerHash the
+	// number of projections concatenated into one hash (a cell of a grid rather
+	// than a slab of space; 1..MaxPerHash).
 	Hashes, PerHash int
 	// BinWidth is the width of a bucket along a projection (> 0).
 	BinWidth float64
@@ -41,8 +49,9 @@ type HashOptions struct {
 // graph kernel with the WL subtree base kernel.
 func HashFeatures(graphs []*graph.Graph, opt HashOptions) (*sparsegram.Features, error) {
 	switch {
-	case opt.Hashes < 1 || opt.PerHash < 1:
-		return nil, fmt.Errorf("hashes and projections per hash must be ≥ 1, got %d and %d", opt.Hashes, opt.PerHash)
+	case opt.Hashes < 1 || opt.Hashes > MaxHashes || opt.PerHash < 1 || opt.PerHash > MaxPerHash:
+		return nil, fmt.Errorf("hashes and projections per hash must be in [1, %d] and [1, %d], got %d and %d",
+			MaxHashes, MaxPerHash, opt.Hashes, opt.PerHash)
 	case opt.AttrWidth < 1 || len(opt.Projections) != opt.Hashes*opt.PerHash*opt.AttrWidth:
 		return nil, fmt.Errorf("%d projection values for %d×%d projections of width %d", len(opt.Projections), opt.Hashes, opt.PerHash, opt.AttrWidth)
 	case len(opt.Offsets) != opt.Hashes*opt.PerHash:

@@ -18,6 +18,7 @@ workers stop between pairs and inside solves; the call then raises
 starting with the Python exception they become.
 """
 
+import functools
 import json
 import os
 import threading
@@ -38,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
         "Cause: %s" % exc
     ) from exc
 
-__all__ = ["compute", "device_params", "devices", "go_version", "vector_kernels"]
+__all__ = ["compute", "device_params", "devices", "go_version", "kernel_info", "vector_kernels"]
 
 # Python exceptions that Go's error prefixes name.
 _EXCEPTIONS = {"ValueError": ValueError, "MemoryError": MemoryError, "RuntimeError": RuntimeError,
@@ -144,32 +145,57 @@ def vector_kernels():
     return bool(_pybind.VectorKernels())
 
 
+def kernel_info(kind, **options):
+    """Return what the Go core's rules say of the explicit-feature kind ``kind``
+    ("wl", "hash", "nh", "graphlets", ...; ``KernelInfo``, docs/abi.md), given some
+    or all of its own options as Compute takes them (``hash=``..., e.g.
+    ``kernel_info("hash", hashes=20)``).
+
+    A dict: ``features`` and ``options`` (the kind's name and the key of its own
+    parameters), ``semirings``, ``bounds`` ({parameter: [low, high]}, both
+    included), ``feature_scale`` (the factor of its feature rows),
+    ``feature_map`` (whether ``features`` is the kernel's feature map) and
+    ``no_feature_map`` (why not), ``blocks``, and for "graphlets" with ``k`` the
+    ``classes`` of its columns ({"edges": [[i, j], ...], "connected": bool}).
+    The kernels read every bound and scale here instead of restating the core's.
+    Each call returns a new dict (the answers are cached as text).
+    """
+    return json.loads(_kernel_info_text(kind, json.dumps(options, sort_keys=True) if options else ""))
+
+
+@functools.lru_cache(maxsize=512)
+def _kernel_info_text(kind, options):
+    return _call(_pybind.KernelInfo, kind, options)
+
+
 def wl_max_iterations():
-    """Return the Go core's bound on the Weisfeiler–Lehman kernels' ``n_iter``."""
-    return int(_pybind.WLMaxIterations())
+    """Return the Go core's bound on the Weisfeiler–Lehman kernels' ``n_iter``
+    (deprecated: ``kernel_info("wl")["bounds"]["n_iter"][1]``)."""
+    return kernel_info("wl")["bounds"]["n_iter"][1]
 
 
 def propagation_max_rounds():
-    """Return the Go core's bound on the propagation kernels' ``t_max``."""
-    return int(_pybind.PropagationMaxRounds())
+    """Return the Go core's bound on the propagation kernels' ``t_max``
+    (deprecated: ``kernel_info("propagation")["bounds"]["t_max"][1]``)."""
+    return kernel_info("propagation")["bounds"]["t_max"][1]
 
 
 def hash_feature_scale(n_hashes):
-    """Return the factor of the hash graph kernel's feature rows (1/√T), from the Go
-    core, which owns the kernel's averaging over its T labellings."""
-    return float(_pybind.HashFeatureScale(int(n_hashes)))
+    """Return the factor of the hash graph kernel's feature rows (1/√T)
+    (deprecated: ``kernel_info("hash", hashes=T)["feature_scale"]``)."""
+    return kernel_info("hash", hashes=int(n_hashes))["feature_scale"]
 
 
 def pyramid_feature_scale(levels):
-    """Return the factor of the pyramid match kernel's feature rows (√2^−(L−1)), from the
-    Go core, which owns the kernel's level weights."""
-    return float(_pybind.PyramidFeatureScale(int(levels)))
+    """Return the factor of the pyramid match kernel's feature rows (√2^−(L−1))
+    (deprecated: ``kernel_info("pyramid", L=L)["feature_scale"]``)."""
+    return kernel_info("pyramid", L=int(levels))["feature_scale"]
 
 
 def graphlet_classes(k):
-    """Return the graphlets of ``k`` nodes in the graphlet kernel's column order, from the
-    Go core's table: a list of {"edges": [[i, j], ...], "connected": bool}."""
-    return json.loads(_pybind.GraphletClasses(int(k)))
+    """Return the graphlets of ``k`` nodes in the graphlet kernel's column order
+    (deprecated: ``kernel_info("graphlets", k=k)["classes"]``)."""
+    return kernel_info("graphlets", k=int(k))["classes"]
 
 
 def self_test_panic():
@@ -333,7 +359,7 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
         "features" (explicit-feature kernels) returns the feature map of X in
         CSR form packed into one int64 array of ``shape`` words, a bound Python
         computes (docs/abi.md): nnz, number of columns, then indptr, indices
-        and counts.
+        and counts; ``extras["row_factors"]`` holds the factor of each row.
     params : dict
         The kernel's parameters, sent as JSON (docs/abi.md).
     px, py : Packed
@@ -359,6 +385,9 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
         out = allocate(shape, what="the %s matrix" % ("nodal similarity" if mode == "nodal" else "kernel"))
     iters = allocate(shape, np.int32, "the iteration counts") if iterations else None
     grad = allocate(tuple(shape) + (n_params,), what="the gradient") if mode in ("gram_grad", "diag_grad") else None
+    if mode == "features":
+        # The grad buffer of mode "features": each feature row's factor (docs/abi.md).
+        grad = allocate((px.n_graphs,), what="the feature rows' factors")
     ctl = np.zeros(3, dtype=np.int64)
     dx = px._descriptor()
     dy = None if py is None else py._descriptor()
@@ -374,6 +403,8 @@ def compute(kernel, mode, params, px, py=None, shape=None, n_params=0, iteration
     extras = {"warning": warning}
     if iters is not None:
         extras["iterations"] = iters
-    if grad is not None:
+    if mode == "features":
+        extras["row_factors"] = grad
+    elif grad is not None:
         extras["gradient"] = grad
     return out, extras

@@ -17,7 +17,7 @@ from ..gaussian_process._nystrom import METHODS, check_jitter, cholesky_factor, 
 from ..graph import as_graph_list, take
 from ..kernels._base import GraphKernelBase
 from ..kernels._normalize import cosine_normalize, normalize_exponent, normalize_symmetric, normalized_diag
-from ..kernels.explicit import _ExplicitFeatureKernel
+from ..kernels._explicit import _ExplicitFeatureKernel
 from ._blocks import cover
 
 __all__ = ["GPyTorchGraphKernel"]

@@ -11,143 +11,14 @@ labels never seen at fit time agree by construction and no dictionary is kept
 on the object. Values are exact integers, returned as float64.
 """
 
-import numbers
-
 import numpy as np
-import scipy.sparse
 
-from .. import _backend
-from ..graph import as_graph_list, edge_counts, node_counts
-from ._base import GraphKernelBase, document_execution
-from ._seeded import check_seed
+from ._base import document_execution
+# The family's shared part; its private names stay importable from here.
+from ._explicit import (_EXACT, _ExplicitFeatureKernel, _check_integers, _check_positive,  # noqa: F401
+                        _unary_expansion)
 
 __all__ = ["WeisfeilerLehmanKernel", "VertexHistogramKernel", "EdgeHistogramKernel", "HashGraphKernel"]
-
-# Refinement stabilises after a handful of rounds on real graphs; the Go core's
-# bound catches typos (n_iter=500), here before they cost packing time.
-_MAX_ITER = _backend.wl_max_iterations()
-
-_EXACT = ("The values are exact integer counts: ``\"float32\"`` changes nothing. On a GPU the\n"
-          "    Gram matrix (``__call__``) is computed there, exactly as on the CPU; ``diag`` and\n"
-          "    ``features`` use the CPU (a ``RuntimeWarning`` says so for ``device=\"cuda\"``).")
-
-
-def _check_integers(kernel, ranges, seed=None):
-    """Check that each parameter of ``ranges`` (name, low, high) is an integer in
-    [low, high], and that ``random_state`` is an integer (``seed`` says what it seeds)."""
-    for name, low, high in ranges:
-        value = getattr(kernel, name)
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-            raise TypeError("%s must be an integer, got %r" % (name, value))
-        if not low <= value <= high:
-            raise ValueError("%s must be in [%d, %d], got %d" % (name, low, high, value))
-    if seed is not None:
-        check_seed(kernel, seed)
-
-
-def _check_positive(value, name):
-    """Raise ValueError unless ``value`` is a positive finite real number;
-    ``name`` is how the message calls the parameter."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not (np.isfinite(value) and value > 0):
-        raise ValueError("%s must be a positive finite number, got %r" % (name, value))
-
-
-class _ExplicitFeatureKernel(GraphKernelBase):
-    """The shared part of the explicit-feature kernels: what to pack and the Go parameters.
-
-    Subclasses implement ``_labels()`` -> (node label or None, edge label or None)
-    and ``_feature_params()`` (the "features", "n_iter" and "semiring" parameters).
-    """
-
-    _kernel = "explicit"
-    # The label parameters that may not be None.
-    _required_labels = ()
-
-    def _labels(self):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _check_params(self):
-        super()._check_params()
-        for what, value in zip(("node_label", "edge_label"), self._labels()):
-            if value is None and what not in self._required_labels:
-                continue
-            if not isinstance(value, str):
-                raise TypeError("%s must be the name of an attribute%s, got %r"
-                                % (what, "" if what in self._required_labels else " or None", value))
-
-    def _attributes(self):
-        node, edge = self._labels()
-        who = type(self).__name__
-        return ({} if node is None else {node: "the node label of %s" % who},
-                {} if edge is None else {edge: "the edge label of %s" % who})
-
-    def _discrete(self):
-        node, edge = self._labels()
-        return (() if node is None else (node,)), (() if edge is None else (edge,))
-
-    def _params(self, node_layout, edge_layout):
-        node, edge = self._labels()
-        return dict(self._feature_params(),
-                    node_label_col=-1 if node is None else node_layout[node][0],
-                    edge_label_col=-1 if edge is None else edge_layout[edge][0],
-                    n_jobs=self._go_jobs())
-
-    def features(self, X):
-        """Return the explicit feature map of the graphs X, one row per graph.
-
-        ``features(X) @ features(X).T`` equals ``kernel(X)`` without
-        normalization (for the optimal assignment, rows are the unary expansion
-        of the counts — a count c becomes c ones — so that their dot product is
-        the histogram intersection). Linear models then need no Gram matrix:
-        ``LinearSVC().fit(kernel.features(X), y)`` scales to millions of graphs.
-
-        Columns number the labels of *this call*: rows of two calls are not
-        comparable. Featurize training and test graphs together and split the
-        rows (``F = kernel.features(train + test); F[:n_train]``).
-
-        Parameters
-        ----------
-        X : list of Graph
-
-        Returns
-        -------
-        F : scipy.sparse.csr_matrix of shape (len(X), n_features), float64
-        """
-        self._check_params()
-        X = as_graph_list(X, "X")
-        n = len(X)
-        # The CSR arrays in one int64 buffer, sized by a bound on the nonzeros (docs/abi.md).
-        buf = self._compute("features", X, shape=(2 + (n + 1) + 2 * self._max_nonzeros(X),))[0]
-        nnz, n_cols = int(buf[0]), int(buf[1])
-        indptr = buf[2:n + 3]
-        indices = buf[n + 3:n + 3 + nnz]
-        counts = buf[n + 3 + nnz:n + 3 + 2 * nnz]
-        if self._semiring() == "min":
-            return _unary_expansion(indptr, indices, counts, n, n_cols)
-        return scipy.sparse.csr_matrix((counts.astype(np.float64), indices, indptr), shape=(n, n_cols))
-
-    def _semiring(self):
-        return self._feature_params()["semiring"]
-
-    def _max_nonzeros(self, X):
-        """A bound on the nonzeros of the feature map of X."""
-        if self._feature_params()["features"] == "edges":
-            return 2 * int(edge_counts(X).sum())
-        return (self._feature_params()["n_iter"] + 1) * int(node_counts(X).sum())
-
-
-def _unary_expansion(indptr, indices, counts, n, n_cols):
-    """The 0/1 matrix whose dot products are the histogram intersections of the
-    count rows: column f becomes max_f columns, and a count c sets the first c."""
-    width = np.zeros(n_cols, dtype=np.int64)
-    np.maximum.at(width, indices, counts)
-    offset = np.concatenate([[0], np.cumsum(width)])
-    total = np.concatenate([[0], np.cumsum(counts)])  # ones before entry k: total[k]
-    # Entry k (column f, count c) expands to columns offset[f] .. offset[f] + c - 1.
-    starts = np.repeat(offset[indices], counts)
-    within = np.arange(total[-1]) - np.repeat(total[:-1], counts)
-    new_indptr = total[indptr]
-    return scipy.sparse.csr_matrix((np.ones(starts.size), starts + within, new_indptr), shape=(n, int(offset[-1])))
 
 
 @document_execution(_EXACT)
@@ -221,7 +92,7 @@ class WeisfeilerLehmanKernel(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        _check_integers(self, (("n_iter", 0, _MAX_ITER),))
+        _check_integers(self, self._ranges(("n_iter", "n_iter")))
         if self.base not in ("subtree", "optimal_assignment"):
             raise ValueError("base must be 'subtree' or 'optimal_assignment', got %r" % (self.base,))
 
@@ -296,7 +167,7 @@ class EdgeHistogramKernel(_ExplicitFeatureKernel):
         return None, self.edge_label
 
     def _feature_params(self):
-        return {"features": "edges", "n_iter": 0, "semiring": "product"}
+        return {"features": "edges", "semiring": "product"}
 
 
 @document_execution(_EXACT.replace("exact integer counts", "averages of exact integer counts"))
@@ -366,7 +237,7 @@ class HashGraphKernel(_ExplicitFeatureKernel):
         super()._check_params()
         if not isinstance(self.attributes, str):
             raise TypeError("attributes must be the name of a node attribute, got %r" % (self.attributes,))
-        _check_integers(self, (("n_iter", 0, _MAX_ITER), ("n_hashes", 1, 10_000), ("n_projections", 1, 64)),
+        _check_integers(self, self._ranges(("n_iter", "n_iter"), ("n_hashes", "hashes"), ("n_projections", "per_hash")),
                         seed="the hash functions")
         _check_positive(self.bin_width, "bin_width")
 
@@ -399,10 +270,3 @@ class HashGraphKernel(_ExplicitFeatureKernel):
 
     def _max_nonzeros(self, X):
         return self.n_hashes * super()._max_nonzeros(X)
-
-    def features(self, X):
-        # The concatenated counts of the T labellings, scaled (by the Go core's
-        # rule, beside the Gram's) so that F Fᵀ is their average.
-        return super().features(X) * _backend.hash_feature_scale(self.n_hashes)
-
-    features.__doc__ = _ExplicitFeatureKernel.features.__doc__

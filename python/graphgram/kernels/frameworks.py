@@ -15,11 +15,13 @@ import numbers
 import numpy as np
 from sklearn.base import clone
 
+from .. import _backend, _packing
 from ..graph import Graph, node_counts
 from ._base import GraphKernelBase, document_execution
 from ._normalize import normalize_exponent, normalize_with_gradient, normalized_diag_gradient
 from ..microkernels import KroneckerDelta, TensorProduct
-from .explicit import _MAX_ITER, VertexHistogramKernel, WeisfeilerLehmanKernel, _check_integers
+from ._explicit import _check_integers, _ranges
+from .explicit import VertexHistogramKernel, WeisfeilerLehmanKernel
 from .shortest_path import ShortestPathKernel
 
 __all__ = ["WLFramework", "CoreFramework"]
@@ -246,7 +248,7 @@ class WLFramework(_Framework):
 
     def _check_params(self):
         super()._check_params()
-        _check_integers(self, (("n_iter", 0, _MAX_ITER),))
+        _check_integers(self, _ranges("wl", ("n_iter", "n_iter")))
         _check_label(self.node_label)
 
     def _default_base(self):
@@ -386,12 +388,12 @@ class CoreFramework(_Framework):
         -------
         cores : ndarray of int64, shape (total nodes of X and Y,)
         """
-        # The explicit kernel's packing of the bare structure (no attributes) carries them.
-        helper = WeisfeilerLehmanKernel(n_iter=0, node_label=None, n_jobs=self.n_jobs, verbose=self.verbose,
-                                        device="cpu")
-        px, py, params = helper._pack(X, Y)
+        # A mode of the explicit kernel that reads the bare structure only: no
+        # attributes packed, no feature kind (docs/abi.md).
+        px, py, _, _ = _packing.pack(X, Y)
+        params = dict(n_jobs=self._go_jobs(), **_backend.device_params("cpu", "float64"))
         nodes = px.n_nodes + (0 if py is None else py.n_nodes)
-        return helper._compute_packed("core_numbers", px, py, params, (nodes,))[0]
+        return _backend.compute("explicit", "core_numbers", params, px, py, (nodes,), verbose=self.verbose)[0]
 
     def _terms(self, X, Y):
         cores = self.core_numbers(X, Y)

@@ -5,11 +5,10 @@ import math
 import numbers
 
 import numpy as np
-import scipy.sparse
 
 from .. import _backend
 from ._base import document_execution
-from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
+from ._explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
 
 __all__ = ["GraphletSamplingKernel"]
 
@@ -98,7 +97,7 @@ class GraphletSamplingKernel(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        _check_integers(self, (("k", 3, 5),), seed="the samples of a graph")
+        _check_integers(self, self._ranges(("k", "k")), seed="the samples of a graph")
         for name in ("connected", "frequencies"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError("%s must be True or False, got %r" % (name, getattr(self, name)))
@@ -120,19 +119,24 @@ class GraphletSamplingKernel(_ExplicitFeatureKernel):
                 for name, v in (("epsilon", eps), ("delta", delta)):
                     if not isinstance(v, numbers.Real) or isinstance(v, bool) or not 0 < v < 1:
                         raise ValueError("sampling's %s must be in (0, 1), got %r" % (name, v))
-                a = len(_backend.graphlet_classes(self.k))
+                a = len(self._classes())
                 return int(math.ceil(2 * (a * math.log(2) + math.log(1 / delta)) / eps ** 2))
         if not isinstance(s, numbers.Integral) or isinstance(s, bool):
             raise TypeError("sampling must be None, a number of samples or a dict, got %r" % (self.sampling,))
-        if not 1 <= s < 2 ** 32:
-            raise ValueError("the number of samples must be in [1, 2^32), got %r" % (s,))
+        low, high = _backend.kernel_info("graphlets")["bounds"]["samples"]
+        if not low <= s <= high:
+            raise ValueError("the number of samples must be in [%d, %d], got %r" % (low, high, s))
         return int(s)
 
     def graphlets(self):
         """Return the graphlets of size k in column order: a list of dicts with
         ``"edges"`` (pairs of nodes 0..k-1) and ``"connected"``."""
         self._check_params()
-        return _backend.graphlet_classes(self.k)
+        return self._classes()
+
+    def _classes(self):
+        """The graphlets of the columns, from the Go core's table (KernelInfo)."""
+        return _backend.kernel_info("graphlets", k=int(self.k))["classes"]
 
     def _labels(self):
         return None, None
@@ -143,22 +147,7 @@ class GraphletSamplingKernel(_ExplicitFeatureKernel):
                                "seed": int(self.random_state) % 2 ** 64, "frequencies": bool(self.frequencies)})
 
     def _feature_params(self):
-        return {"features": "graphlets", "n_iter": 0, "semiring": "product"}
+        return {"features": "graphlets", "semiring": "product"}
 
     def _max_nonzeros(self, X):
-        return len(X) * len(_backend.graphlet_classes(self.k))
-
-    def features(self, X):
-        F = super().features(X)
-        if self.frequencies:
-            # The Go core's frequency rule (pybind's frequencyScale): counts over their sum.
-            sums = np.asarray(F.sum(axis=1)).ravel()
-            F = scipy.sparse.diags(1 / np.maximum(sums, 1)) @ F
-        return scipy.sparse.csr_matrix(F)
-
-    features.__doc__ = _ExplicitFeatureKernel.features.__doc__.replace(
-        "Columns number the labels of *this call*: rows of two calls are not\n        comparable. Featurize "
-        "training and test graphs together and split the\n        rows (``F = kernel.features(train + test); "
-        "F[:n_train]``).",
-        "Column c is the graphlet ``graphlets()[c]`` in every call (with ``frequencies``, rows are\n        "
-        "frequencies).")
+        return len(X) * len(self._classes())

@@ -2,13 +2,9 @@
 
 from ._base import document_execution
 from ._seeded import label_key, seeded_words
-from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
+from ._explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
 
 __all__ = ["NeighborhoodHashKernel"]
-
-# The Go core's bound on the number of rounds (nhash.MaxRounds).
-_MAX_ROUNDS = 100
-
 
 def label_bits(label, random_state, bits):
     """The initial bit string of one label value: the low ``bits`` bits of a word
@@ -101,7 +97,7 @@ class NeighborhoodHashKernel(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        _check_integers(self, (("R", 1, _MAX_ROUNDS), ("bits", 1, 64)), seed="the labels' bit strings")
+        _check_integers(self, self._ranges(("R", "rounds"), ("bits", "bits")), seed="the labels' bit strings")
         if self.nh_type not in ("simple", "count_sensitive"):
             raise ValueError("nh_type must be 'simple' or 'count_sensitive', got %r" % (self.nh_type,))
 
@@ -132,16 +128,4 @@ class NeighborhoodHashKernel(_ExplicitFeatureKernel):
                         "label_values": [float(v) for v in values], "label_bits": self.label_bits(labels)})
 
     def _feature_params(self):
-        return {"features": "nh", "n_iter": 0, "semiring": "min"}
-
-    def features(self, X):
-        """Not available: the kernel averages ratios of label-count intersections.
-
-        Raises
-        ------
-        NotImplementedError
-        """
-        raise NotImplementedError(
-            "NeighborhoodHashKernel has no explicit feature map: each round's value c/(n + n' - c) is a ratio "
-            "of histogram intersections (a min-max kernel), not a dot product of fixed vectors; use the "
-            "Gram matrix (kernel(X), or kernel(X, Y)) instead")
+        return {"features": "nh", "semiring": "min"}

@@ -1,13 +1,9 @@
 """The neighborhood subgraph pairwise distance kernel (Costa and De Grave 2010)."""
 
 from ._base import document_execution
-from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
+from ._explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
 
 __all__ = ["NSPDKKernel"]
-
-# The Go core's bounds (nspdk.MaxRadius, nspdk.MaxDistance).
-_MAX_RADIUS = 20
-_MAX_DISTANCE = 100
 
 
 @document_execution(_EXACT.replace("exact integer counts", "sums of cosines of exact integer count vectors")
@@ -29,7 +25,9 @@ class NSPDKKernel(_ExplicitFeatureKernel):
 
     a block where either graph has no pair counting 0; K(G, G) is the number of
     blocks where G has pairs, (r + 1) times the number of distances δ ≤ d that
-    occur in G.
+    occur in G. Each block's counts are divided by their norm before the blocks
+    are summed, so the kernel has no exact integer feature map: :meth:`features`
+    raises ``NotImplementedError``.
 
     The class of a neighbourhood subgraph S is GraKeL's invariant, made
     independent of the node numbering: each node i of S is labelled by the
@@ -93,7 +91,7 @@ class NSPDKKernel(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        _check_integers(self, (("r", 0, _MAX_RADIUS), ("d", 0, _MAX_DISTANCE)))
+        _check_integers(self, self._ranges(("r", "r"), ("d", "d")))
 
     def _labels(self):
         return self.node_label, self.edge_label
@@ -102,16 +100,4 @@ class NSPDKKernel(_ExplicitFeatureKernel):
         return dict(super()._params(node_layout, edge_layout), nspdk={"r": int(self.r), "d": int(self.d)})
 
     def _feature_params(self):
-        return {"features": "nspdk", "n_iter": 0, "semiring": "product"}
-
-    def features(self, X):
-        """Not available: each (radius, distance) block is normalized on its own.
-
-        Raises
-        ------
-        NotImplementedError
-        """
-        raise NotImplementedError(
-            "NSPDKKernel has no exact integer feature map: each (radius, distance) block's count vector is "
-            "divided by its norm before the blocks are summed; use the Gram matrix (kernel(X), or "
-            "kernel(X, Y)) instead")
+        return {"features": "nspdk", "semiring": "product"}

@@ -1,12 +1,10 @@
 """The ODD-ST_h kernel (Da San Martino, Navarin and Sperduti 2012)."""
 
 from ._base import document_execution
-from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
+from ._explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
 
 __all__ = ["OddSthKernel"]
 
-# The Go core's bound (oddsth.MaxHeight).
-_MAX_HEIGHT = 1000
 
 @document_execution(_EXACT)
 class OddSthKernel(_ExplicitFeatureKernel):
@@ -71,7 +69,7 @@ class OddSthKernel(_ExplicitFeatureKernel):
     def _check_params(self):
         super()._check_params()
         if self.h is not None:
-            _check_integers(self, (("h", 1, _MAX_HEIGHT),))
+            _check_integers(self, self._ranges(("h", "h")))
 
     def _labels(self):
         return self.node_label, None
@@ -80,7 +78,7 @@ class OddSthKernel(_ExplicitFeatureKernel):
         return dict(super()._params(node_layout, edge_layout), oddsth={"h": 0 if self.h is None else int(self.h)})
 
     def _feature_params(self):
-        return {"features": "oddsth", "n_iter": 0, "semiring": "product"}
+        return {"features": "oddsth", "semiring": "product"}
 
     def _max_nonzeros(self, X):
         return sum(g.n_nodes * g.n_nodes for g in X)

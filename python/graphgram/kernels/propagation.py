@@ -34,15 +34,12 @@ attribute column d, ``offset`` for a round's offset (discrete labels) and
 import math
 import numbers
 
-from .. import _backend
 from ._base import document_execution
 from ._seeded import label_key, seeded_uniforms
-from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers, _check_positive
+from ._explicit import _EXACT, _ExplicitFeatureKernel, _check_integers, _check_positive
 from ..graph import node_counts
 
 __all__ = ["PropagationKernel", "PropagationAttrKernel"]
-
-_MAX_ROUNDS = _backend.propagation_max_rounds()
 
 
 def _coefficient(random_state, t, key, cauchy):
@@ -62,7 +59,7 @@ class _PropagationBase(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        _check_integers(self, (("t_max", 1, _MAX_ROUNDS),), seed="the hash functions")
+        _check_integers(self, self._ranges(("t_max", "t_max")), seed="the hash functions")
         _check_positive(self.w, "w (the bin width)")
         if not isinstance(self.metric, str) or self.metric not in self._metrics:
             raise ValueError("metric must be one of %s, got %r"
@@ -171,7 +168,7 @@ class PropagationKernel(_PropagationBase):
         return self.node_label, None
 
     def _feature_params(self):
-        return {"features": "propagation", "n_iter": 0, "semiring": "product"}
+        return {"features": "propagation", "semiring": "product"}
 
     def _params(self, node_layout, edge_layout):
         _, _, kind, vocabulary = node_layout[self.node_label]
@@ -270,7 +267,7 @@ class PropagationAttrKernel(_PropagationBase):
         return {self.attributes: "the continuous attributes of PropagationAttrKernel"}, {}
 
     def _feature_params(self):
-        return {"features": "propagation_attr", "n_iter": 0, "semiring": "product"}
+        return {"features": "propagation_attr", "semiring": "product"}
 
     def _params(self, node_layout, edge_layout):
         col, width, kind, _ = node_layout[self.attributes]

@@ -1,15 +1,10 @@
 """The pyramid match graph kernel (Nikolentzos, Meladianos and Vazirgiannis 2017)."""
 
-from .. import _backend
 from ._base import document_execution
-from .explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
+from ._explicit import _EXACT, _ExplicitFeatureKernel, _check_integers
 from ..graph import node_counts
 
 __all__ = ["PyramidMatchKernel"]
-
-# The Go core's bounds (pyramid.MaxLevels, pyramid.MaxDim).
-_MAX_LEVELS = 16
-_MAX_DIM = 1024
 
 
 @document_execution(_EXACT.replace("exact integer counts", "exact integer counts times 2^-(L-1)"))
@@ -91,7 +86,7 @@ class PyramidMatchKernel(_ExplicitFeatureKernel):
 
     def _check_params(self):
         super()._check_params()
-        _check_integers(self, (("L", 1, _MAX_LEVELS), ("d", 1, _MAX_DIM)))
+        _check_integers(self, self._ranges(("L", "L"), ("d", "d")))
 
     def _labels(self):
         return self.node_label, None
@@ -100,14 +95,7 @@ class PyramidMatchKernel(_ExplicitFeatureKernel):
         return dict(super()._params(node_layout, edge_layout), pyramid={"L": int(self.L), "d": int(self.d)})
 
     def _feature_params(self):
-        return {"features": "pyramid", "n_iter": 0, "semiring": "min"}
+        return {"features": "pyramid", "semiring": "min"}
 
     def _max_nonzeros(self, X):
         return self.L * self.d * int(node_counts(X).sum())
-
-    def features(self, X):
-        # The unary expansion of the weighted counts, scaled (by the Go core's
-        # rule, beside the Gram's) so that F Fᵀ is the kernel.
-        return super().features(X) * _backend.pyramid_feature_scale(self.L)
-
-    features.__doc__ = _ExplicitFeatureKernel.features.__doc__

@@ -4,8 +4,9 @@ import numbers
 
 import numpy as np
 
+from .. import _backend
 from ._base import GraphKernelBase, as_graph_list, document_execution
-from .explicit import _MAX_ITER, _check_positive
+from ._explicit import _check_positive
 
 __all__ = ["WassersteinWLKernel"]
 
@@ -114,8 +115,9 @@ class WassersteinWLKernel(GraphKernelBase):
     def _check_params(self):
         super()._check_params()
         h = self.n_iter
-        if not isinstance(h, numbers.Integral) or isinstance(h, bool) or not 0 <= h <= _MAX_ITER:
-            raise ValueError("n_iter must be an integer in [0, %d], got %r" % (_MAX_ITER, h))
+        low, high = _backend.kernel_info("wl")["bounds"]["n_iter"]  # the WL rounds' bound
+        if not isinstance(h, numbers.Integral) or isinstance(h, bool) or not low <= h <= high:
+            raise ValueError("n_iter must be an integer in [%d, %d], got %r" % (low, high, h))
         _check_positive(self.gamma, "gamma")
         if not isinstance(self.continuous, (bool, np.bool_)):
             raise TypeError("continuous must be True or False, got %r" % (self.continuous,))
