@@ -24,16 +24,18 @@
 #     3.9.2), 3.11 (bookworm's 3.11.2) and 3.13 (trixie's 3.13.5). No Debian release
 #     ships CPython 3.10 or 3.12: their Include/ is the host CPython's of the same
 #     version (its include/python3.X is the source's Include/, installed), and their
-#     Windows pyconfig.h a neighbour's: 3.9.2's for 3.10, 3.13.5's for 3.12. For every
-#     macro those versions' headers test, the neighbours on both sides agree under
-#     zig's MinGW target but for pre-C99 fallbacks of pymath.h (3.10: 3.9 and 3.11 differ
-#     in HAVE_COPYSIGN, HAVE_DECL_ISNAN, HAVE_DECL_ISINF, HAVE_HYPOT, which 3.10 still
-#     had) and ALIGNOF_MAX_ALIGN_T (3.12; no public header uses its value).
+#     Windows pyconfig.h a neighbour's: 3.9.2's for 3.10, 3.13.5's for 3.12. The build
+#     checks (packaging/pyconfig_diff.py) that for every macro those versions' headers
+#     test, the neighbour on the other side (3.11.2) agrees under zig's MinGW target but
+#     for pymath.h's pre-C99 fallbacks (3.10's headers still test HAVE_COPYSIGN,
+#     HAVE_DECL_ISNAN, HAVE_DECL_ISINF, HAVE_HYPOT; 3.11 dropped them) and
+#     ALIGNOF_MAX_ALIGN_T (3.12; no public header uses its value).
 #     CPython keeps its ABI within a minor version: headers of one patch release
 #     build for another's DLL, and linking fails if one of their functions is missing.
 # Wine 8.0 (Debian 12's) lacks three things the test needs, each worked around below
 # for the test alone, never in the wheel: bcryptprimitives.dll (Go's runtime),
-# ucrtbase's crealf (numpy >= 2.2), propsys' VariantToString (CPython's _wmi).
+# ucrtbase's crealf (numpy 2.1's complex64 operations, numpy >= 2.2 on import),
+# propsys' VariantToString (CPython's _wmi).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -132,15 +134,31 @@ windows_headers() {
         windows_pyconfig "$v" "$inc/pyconfig.h" || exit 1
         echo "Include/ and PC/pyconfig.h of CPython $cver (Debian's source)"
     else
-        local near
-        case $v in 3.10) near=3.9 ;; 3.12) near=3.13 ;; *) die "no headers for CPython $v" ;; esac
+        # The neighbour whose Windows pyconfig.h is used, the other one, and the macros
+        # the two may disagree on: pymath.h's pre-C99 fallbacks, which 3.10's headers
+        # still test and 3.11 dropped; ALIGNOF_MAX_ALIGN_T, which no public header uses.
+        local near other allow
+        case $v in
+            3.10) near=3.9 other=3.11 allow="HAVE_COPYSIGN HAVE_DECL_ISINF HAVE_DECL_ISNAN HAVE_HYPOT" ;;
+            3.12) near=3.13 other=3.11 allow="ALIGNOF_MAX_ALIGN_T" ;;
+            *) die "no headers for CPython $v" ;;
+        esac
         hostinc=$("$py" -c 'import sysconfig; print(sysconfig.get_path("include"))')
         [ -f "$hostinc/Python.h" ] || die "the host CPython $v ($py) has no headers in $hostinc"
         cp -r "$hostinc" "$inc"
         rm -f "$inc/pyconfig.h"
         windows_pyconfig "$near" "$inc/pyconfig.h" || exit 1
+        # The choice must not matter: for every macro these headers test, the other
+        # neighbour's pyconfig.h gives what this one does (but the allowed ones).
+        tmp=$(mktemp -d)
+        windows_pyconfig "$other" "$tmp/pyconfig.h" || exit 1
+        # shellcheck disable=SC2086 # a list of names
+        "$TOOLS/bin/python" packaging/pyconfig_diff.py --zig-python "$TOOLS/bin/python" "$inc" "$inc/pyconfig.h" \
+            "$tmp/pyconfig.h" --allow $allow >"$LOGS/cp${v/./}-pyconfig-diff.txt" 2>&1 ||
+            { cat "$LOGS/cp${v/./}-pyconfig-diff.txt" >&2; rm -rf "$inc"; die "CPython $other's and $near's Windows pyconfig.h differ on a macro $v's headers test"; }
+        rm -rf "$tmp"
         r=$(debian_source "$near") || exit 1
-        echo "Include/ of the host CPython $("$py" -c 'import platform; print(platform.python_version())'), the Windows pyconfig.h of CPython ${r#* } (no Debian release ships $v's source)"
+        echo "Include/ of the host CPython $("$py" -c 'import platform; print(platform.python_version())'), the Windows pyconfig.h of CPython ${r#* } (no Debian release ships $v's source; $other's agrees: $(tail -n 1 "$LOGS/cp${v/./}-pyconfig-diff.txt"))"
     fi
 }
 
