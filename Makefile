@@ -91,10 +91,11 @@ check-darwin:
 test-go-arm64:
 	bash packaging/test_go_arm64.sh
 
-# The Windows x86-64 wheel (CPython 3.13, CPU only), cross-built with zig against the
-# embeddable CPython's python313.dll and tested under wine (packaging/build_wheels_windows.sh).
+# The Windows x86-64 wheels (CPython 3.9-3.13, CPU only), cross-built with zig against each
+# embeddable CPython's python3XY.dll and tested under wine: smoke test, demo, value tests
+# (packaging/build_wheels_windows.sh says what it needs); WINDOWS_PYTHONS="3.12" for one.
 wheels-windows:
-	bash packaging/build_wheels_windows.sh
+	WINDOWS_PYTHONS="$(WINDOWS_PYTHONS)" WINDOWS_TESTS="$(WINDOWS_TESTS)" bash packaging/build_wheels_windows.sh
 
 # CUDA backend (cuda/README.md). `make cuda` builds cuda/build/libggcuda.so,
 # pip-installing nvcc into .cuda-toolkit/ when none is found; no GPU needed.

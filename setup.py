@@ -249,6 +249,9 @@ class GopyBuild(build_ext):
         env["GOROOT"] = _run([go, "env", "GOROOT"], dict(env, GOROOT=""), "go env GOROOT").strip()
         tools = os.path.join(build_dir, "gotools")
         env["PATH"] = os.pathsep.join([tools, os.path.dirname(go), env.get("PATH", "")])
+        # cgo's C compiler (CC, else Go's default): where there is none, as on a Windows
+        # without MinGW-w64, one sentence now rather than cgo's error later.
+        gotoolchain.c_compiler(_run([go, "env", "CC"], env, "go env CC"), _target_windows())
         # gopy calls goimports by name; both come from the versions pinned in go.mod.
         for pkg, name in (("github.com/go-python/gopy", "gopy"), ("golang.org/x/tools/cmd/goimports", "goimports")):
             _run([go, "build", "-o", os.path.join(tools, name), pkg], env, "building " + name)

@@ -46,3 +46,20 @@ def test_no_go_anywhere_is_one_sentence(monkeypatch):
     assert message.startswith("error: building graphgram from source needs Go 1.26")
     assert "no Go on PATH" in message and "musl" in message and "\n" not in message
 
+
+
+@pytest.mark.parametrize("windows", [True, False])
+def test_no_c_compiler_is_one_sentence(monkeypatch, windows):
+    monkeypatch.setattr(gotoolchain.shutil, "which", lambda name: None)
+    monkeypatch.delenv("CC", raising=False)
+    with pytest.raises(SystemExit) as exc:
+        gotoolchain.c_compiler("gcc\n", windows)
+    message = str(exc.value)
+    assert message.startswith("error: building graphgram from source needs a C compiler for Go's cgo, and 'gcc'")
+    assert "binary wheel" in message and "\n" not in message
+    assert ("MinGW-w64" in message and "3.9-3.13" in message) is windows
+
+
+def test_c_compiler_found(monkeypatch):
+    monkeypatch.setattr(gotoolchain.shutil, "which", lambda name: "/opt/zig/" + name if name == "zcc" else None)
+    assert gotoolchain.c_compiler("zcc -target x86_64-windows-gnu", True) == "/opt/zig/zcc"

