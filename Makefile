@@ -89,7 +89,7 @@ check-darwin:
 
 # The Go core's tests compiled for linux/arm64 and run under qemu-user (packaging/test_go_arm64.sh).
 test-go-arm64:
-	bash packaging/test_go_arm64.sh
+	GO_ARM64_PKGS="$(GO_ARM64_PKGS)" bash packaging/test_go_arm64.sh
 
 # The Windows x86-64 wheels (CPython 3.9-3.13, CPU only), cross-built with zig against each
 # embeddable CPython's python3XY.dll and tested under wine: smoke test, demo, value tests

@@ -6,6 +6,7 @@
 # bit-for-bit symmetry), which x86-64 never does.
 #
 #   packaging/test_go_arm64.sh         # = make test-go-arm64; about 3 minutes here
+#   GO_ARM64_PKGS="./gokernel/vec ./gokernel/mgk" packaging/test_go_arm64.sh   # some packages
 #
 # Needs Go and qemu-aarch64-static (apt: qemu-user-static); no arm64 sysroot (the
 # tests are static Go binaries).
@@ -18,7 +19,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 export GOARCH=arm64 GOEXPERIMENT=simd CGO_ENABLED=0
 # The emulated CPU, as for the aarch64 wheels (build_wheels_aarch64.sh says why).
 export QEMU_CPU=${QEMU_CPU:-neoverse-n1}
-pkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./gokernel/... ./pybind/)
+pkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ${GO_ARM64_PKGS:-./gokernel/... ./pybind/})
 for dir in $pkgs; do
     rel=${dir#"$ROOT"/}
     go test -c -o "$OUT/${rel//\//_}.test" "./$rel"
