@@ -139,14 +139,8 @@ build_and_test() {
     # The value tests, from a copy of tests/ (and the golden file they share with Go),
     # against the installed wheel. Data sets: $GRAPHGRAM_DATASETS, else the checkout's.
     say "$tag aarch64: value tests under qemu-aarch64 (pytest)"
-    "$py" -m pip install "${pipflags[@]}" --upgrade pytest hypothesis >/dev/null || die "pip install of pytest, hypothesis failed"
-    # GraKeL, the reference of the explicit-feature and shortest-path tests, has no
-    # aarch64 wheel for every CPython (none for 3.13 as of 0.1.10): its tests skip there.
-    "$py" -m pip install "${pipflags[@]}" --upgrade grakel >/dev/null 2>&1 ||
-        say "$tag aarch64: no aarch64 wheel of GraKeL for CPython $v: the tests against GraKeL skip"
-    mkdir -p "$run/repo/gokernel/mgk"
-    cp -r tests "$run/repo/"
-    cp -r gokernel/mgk/testdata "$run/repo/gokernel/mgk/"
+    # GraKeL has no aarch64 wheel for every CPython (none for 3.13 as of 0.1.10).
+    stage_value_tests "$py" "$run" "$tag aarch64" "${pipflags[@]}"
     local datasets=${GRAPHGRAM_DATASETS:-$(dirname "$ROOT")/shared/datasets}
     t0=$(date +%s)
     # AARCH64_TESTS: the test files (the default: about 3 minutes under emulation here; the

@@ -315,14 +315,8 @@ EOF
     # against the installed wheel, as build_wheels_aarch64.sh runs them. Data sets:
     # $GRAPHGRAM_DATASETS, else the checkout's.
     say "$tag $PLAT: value tests under wine (pytest)"
-    "$py" -m pip install "${pipflags[@]}" --upgrade pytest hypothesis >/dev/null || die "pip install of pytest, hypothesis failed"
-    # GraKeL, the reference of the explicit-feature and shortest-path tests, may have no
-    # win_amd64 wheel for a CPython: its tests skip there.
-    "$py" -m pip install "${pipflags[@]}" --upgrade grakel >/dev/null 2>&1 ||
-        say "$tag $PLAT: no win_amd64 wheel of GraKeL for CPython $v: the tests against GraKeL skip"
-    mkdir -p "$run/repo/gokernel/mgk"
-    cp -r tests "$run/repo/"
-    cp -r gokernel/mgk/testdata "$run/repo/gokernel/mgk/"
+    # GraKeL may have no win_amd64 wheel for a CPython (none for 3.13).
+    stage_value_tests "$py" "$run" "$tag $PLAT" "${pipflags[@]}"
     local datasets=${GRAPHGRAM_DATASETS:-$(dirname "$ROOT")/shared/datasets}
     t0=$(date +%s)
     # WINDOWS_TESTS: the test files. The default: those of the aarch64 wheels and the

@@ -21,6 +21,23 @@ d = json.load(open(sys.argv[1])); d['K'][3][7] *= 1 + 2e-9
 json.dump(d, open(sys.argv[2], 'w'))" "$2/wheel_smoke_golden.json" "$2/perturbed_golden.json"
 }
 
+# stage_value_tests PY RUN LABEL PIPFLAGS... prepares the value tests of a cross-built
+# wheel: pytest, hypothesis and, where the platform has a wheel of it, GraKeL (the
+# reference of the explicit-feature and shortest-path tests, whose tests skip without it)
+# installed by pip PY with PIPFLAGS (the target's --platform, --target, ...), and a copy of
+# tests/ and the golden file they share with Go in RUN/repo. LABEL ("cp311 aarch64") names
+# the target in messages. Needs die, say.
+stage_value_tests() {
+    local py=$1 run=$2 label=$3
+    shift 3
+    "$py" -m pip install "$@" --upgrade pytest hypothesis >/dev/null || die "pip install of pytest, hypothesis failed"
+    "$py" -m pip install "$@" --upgrade grakel >/dev/null 2>&1 ||
+        say "$label: no wheel of GraKeL for it: the tests against GraKeL skip"
+    mkdir -p "$run/repo/gokernel/mgk"
+    cp -r tests "$run/repo/"
+    cp -r gokernel/mgk/testdata "$run/repo/gokernel/mgk/"
+}
+
 # cross_wheel PY RAW LOG PLATFORM_TAG builds graphgram's wheel for another machine
 # (CC, ZIG_TARGET and GRAPHGRAM_CROSS_* set by the caller) into the empty folder RAW
 # with CPython PY, from a fresh sdist, so that nothing built in the checkout for this
