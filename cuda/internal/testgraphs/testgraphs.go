@@ -79,6 +79,12 @@ func Dense(seed uint64, n int) *graph.Graph {
 // (nil entries elsewhere).
 func Starts(gs []*graph.Graph, seed uint64) [][]float64 {
 	rng := rand.New(rand.NewPCG(seed, 14))
+	return everyOther(gs, func(*graph.Graph, int) float64 { return 0.1 + rng.Float64() })
+}
+
+// everyOther returns start probabilities p(g, k) for node k of every other
+// graph g of gs (odd positions), nil entries elsewhere.
+func everyOther(gs []*graph.Graph, p func(g *graph.Graph, k int) float64) [][]float64 {
 	s := make([][]float64, len(gs))
 	for i, g := range gs {
 		if i%2 == 0 {
@@ -86,7 +92,7 @@ func Starts(gs []*graph.Graph, seed uint64) [][]float64 {
 		}
 		s[i] = make([]float64, g.N)
 		for k := range s[i] {
-			s[i][k] = 0.1 + rng.Float64()
+			s[i][k] = p(g, k)
 		}
 	}
 	return s
@@ -177,15 +183,5 @@ func Symmetric(ring int) []*graph.Graph {
 // node features (so they keep the quotients of Symmetric's graphs), on
 // every other graph (nil entries elsewhere).
 func SymmetricStarts(gs []*graph.Graph) [][]float64 {
-	s := make([][]float64, len(gs))
-	for i, g := range gs {
-		if i%2 == 0 {
-			continue
-		}
-		s[i] = make([]float64, g.N)
-		for k := range s[i] {
-			s[i][k] = 0.2 + 0.3*g.Node(k)[3]
-		}
-	}
-	return s
+	return everyOther(gs, func(g *graph.Graph, k int) float64 { return 0.2 + 0.3*g.Node(k)[3] })
 }
