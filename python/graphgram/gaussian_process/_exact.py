@@ -5,7 +5,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.gaussian_process import GaussianProcessRegressor
 
-__all__ = ["regressor_of", "information"]
+__all__ = ["regressor_of", "information", "whitened"]
 
 
 def regressor_of(obj_func):
@@ -67,16 +67,27 @@ def information(gpr, theta):
     except np.linalg.LinAlgError:
         return -np.inf, np.zeros_like(theta), None
     y = gpr.y_train_ if gpr.y_train_.ndim == 2 else gpr.y_train_[:, np.newaxis]
-    n, t, p = len(K), y.shape[1], dK.shape[2]
+    n, t = len(K), y.shape[1]
     a = scipy.linalg.cho_solve((L, True), y, check_finite=False)
     lml = float(np.sum(-0.5 * np.einsum("ik,ik->k", y, a) - np.log(np.diag(L)).sum() - n / 2 * np.log(2 * np.pi)))
-    # M_i = L⁻¹ ∂_i K L⁻ᵀ (symmetric): tr(K⁻¹ ∂_i K) = tr(M_i), and F = ½ t M Mᵀ over flattened M_i.
+    traces, fisher = whitened(L, dK)
+    data = np.einsum("ik,ijp,jk->p", a, dK, a, optimize=True)
+    grad = 0.5 * data - 0.5 * t * traces
+    return lml, grad, t * fisher
+
+
+def whitened(L, dK):
+    """tr(K⁻¹ ∂_i K) and the Fisher information ½ tr(K⁻¹ ∂_i K K⁻¹ ∂_j K) of one
+    target column, from K's Cholesky factor L and dK (n, n, p).
+
+    With M_i = L⁻¹ ∂_i K L⁻ᵀ (symmetric), tr(K⁻¹ ∂_i K) = tr(M_i) and
+    F = ½ M Mᵀ over the flattened M_i.
+    """
+    n, p = dK.shape[0], dK.shape[2]
     M = np.empty((p, n, n))
     for i in range(p):
         half = scipy.linalg.solve_triangular(L, dK[:, :, i], lower=True, check_finite=False)
         M[i] = scipy.linalg.solve_triangular(L, half.T, lower=True, check_finite=False)
-    data = np.einsum("ik,ijp,jk->p", a, dK, a, optimize=True)
-    grad = 0.5 * data - 0.5 * t * np.trace(M, axis1=1, axis2=2)
+    traces = np.trace(M, axis1=1, axis2=2)
     M = M.reshape(p, n * n)
-    fisher = 0.5 * t * (M @ M.T)
-    return lml, grad, fisher
+    return traces, 0.5 * (M @ M.T)

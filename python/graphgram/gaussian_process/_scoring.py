@@ -2,6 +2,7 @@
 :class:`FisherScoring`."""
 
 import numbers
+import sys
 import warnings
 
 import numpy as np
@@ -152,6 +153,8 @@ def maximize(information, initial_theta, bounds, tol=0.5, patience=3, max_evalua
             t *= float(np.clip(slope / (2 * (slope - drop)), 0.1, 0.5)) if np.isfinite(drop) else 0.1
             damping = max(4 * damping, 1e-6)
             if t < 1e-6:
+                if predicted < tol:
+                    return theta, lml  # within tol of the optimum: rounding stopped it, not a failure
                 return stop("no step along the scoring direction raised the likelihood")
         rho = (lml2 - lml) / model if model > 0 else 0.0
         damping = max(damping / 3, 1e-10) if rho > 0.75 else (2 * damping if rho < 0.25 else damping)
@@ -193,6 +196,17 @@ class FisherScoring:
     fitted from the objective scikit-learn passes it (a closure over the
     regressor), and computes the likelihood itself with scikit-learn's
     formulas; it raises a TypeError for an objective from elsewhere.
+
+    The same instance fits GPyTorch and BoTorch models:
+    ``fit_gpytorch_mll(mll, optimizer=FisherScoring())`` with an
+    ``ExactMarginalLogLikelihood`` (any exact GP, batched or not, with
+    priors). It moves each parameter kept non-negative by its constraint
+    as a log (noise, output scale) and the others as values (the graph
+    kernels' θ, already logs) within the constraints' bounds, and adds the
+    priors' curvature to the information; ∂Σ/∂p comes by forward-mode
+    differentiation (graph kernels give it from the gradient matrices of
+    the same core call), or by central differences where a part of the
+    model has no forward mode (see ``graphgram.gpytorch``).
 
     Parameters
     ----------
@@ -260,8 +274,16 @@ class FisherScoring:
             raise ValueError("FisherScoring: max_seconds must be a positive number or None, got %r"
                              % (self.max_seconds,))
 
-    def __call__(self, obj_func, initial_theta, bounds):
+    def __call__(self, obj_func, initial_theta=None, bounds=None, closure=None):
         self._check_params()
+        torch = sys.modules.get("torch")
+        if torch is not None and isinstance(obj_func, torch.nn.Module):
+            # BoTorch's fit_gpytorch_mll(mll, optimizer=FisherScoring()): optimizer(mll, closure=None).
+            from ..gpytorch._scoring import fit
+            return fit(self, obj_func, closure)
+        if initial_theta is None or bounds is None:
+            raise TypeError("FisherScoring takes scikit-learn's (obj_func, initial_theta, bounds) or a GPyTorch "
+                            "marginal log likelihood (fit_gpytorch_mll(mll, optimizer=FisherScoring()))")
         information = getattr(obj_func, "information", None)
         if information is None:
             gpr = _exact.regressor_of(obj_func)

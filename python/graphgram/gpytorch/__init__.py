@@ -6,7 +6,8 @@ hyperparameters learnt through its analytic gradients;
 :class:`GPyTorchMixtureKernel` does the same for samples made of several
 weighted graphs (:class:`~graphgram.Mixture`, reactions), whose input rows
 :func:`mixture_inputs` makes; :class:`FitProgress` reports each iteration of
-BoTorch's fit; :func:`thompson_sampling` picks a batch of the pool's candidates by
+BoTorch's fit; :func:`molecular_bo_kernel` is the covariance for Bayesian optimisation of
+molecules from few measurements; :func:`thompson_sampling` picks a batch of the pool's candidates by
 posterior samples drawn from finite features, and :func:`kriging_believer` by
 the analytic acquisition with the picks so far believed measured.
 ``import graphgram`` never imports torch; this module needs torch and GPyTorch (BoTorch for
@@ -16,7 +17,10 @@ The modules, one job each: ``_kernel`` (the kernel and its autograd function),
 ``_blocks`` (which Gram blocks a call computes), ``_mixture`` (the mixture
 kernel and its inputs), ``_progress`` (the fit's report),
 ``_thompson`` (Thompson sampling), ``_batch`` (the Kriging believer),
-``_posterior`` (what both read of a fitted model). The pool is the kernel's
+``_posterior`` (what both read of a fitted model), ``_scoring`` (the Fisher
+information of an exact GPyTorch model, for ``FisherScoring`` in
+``fit_gpytorch_mll``), ``_presets`` (:func:`molecular_bo_kernel`, the BO
+covariance with priors for few measurements). The pool is the kernel's
 ``graphs`` (a list or a :class:`~graphgram.GraphLibrary`), the one name the
 docs use for it. The low-rank pieces (inducing graphs, jittered Cholesky
 factor, Nyström root) come from ``graphgram.gaussian_process._nystrom``, as
@@ -32,9 +36,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ._kernel import GPyTorchGraphKernel
 from ._mixture import GPyTorchMixtureKernel, mixture_inputs
+from ._presets import molecular_bo_kernel
 from ._progress import FitProgress
 from ._batch import kriging_believer
 from ._thompson import thompson_sampling
 
 __all__ = ["GPyTorchGraphKernel", "GPyTorchMixtureKernel", "mixture_inputs", "FitProgress", "kriging_believer",
-           "thompson_sampling"]
+           "thompson_sampling", "molecular_bo_kernel"]

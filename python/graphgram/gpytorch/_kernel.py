@@ -145,6 +145,25 @@ class _Gram(torch.autograd.Function):
         grad = np.tensordot(S, G, axes=([0, 1], [0, 1]))
         return torch.as_tensor(grad, dtype=ctx.theta_dtype, device=ctx.theta_device), None, None
 
+    @staticmethod
+    def jvp(ctx, theta_tangent, module_tangent, request_tangent):
+        # Forward mode (FisherScoring's ∂K/∂θ_i, one direction per pass): ∂K/∂θ · t
+        # from the same gradient matrices as backward (kept at this θ by the cache).
+        G = ctx.G if ctx.G is not None else ctx.module._local_gradient(ctx.theta, ctx.request)[1]
+        t = theta_tangent.detach().cpu().numpy().astype(np.float64)
+        r = ctx.request
+        return torch.from_numpy((G @ t)[r.rows, r.cols])
+
+
+def _theta_of(module):
+    """The prior's closure (a module-level function, so that the kernel pickles)."""
+    return module.theta
+
+
+def _set_theta(module, value):
+    """The prior's setting closure (BoTorch's ``sample_all_priors`` draws starting points)."""
+    module.theta = value
+
 
 def _hubs(request):
     """For a batched request (BoTorch's posteriors: each batch one candidate with the
@@ -286,6 +305,13 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
         Register the hyperparameters as a parameter to learn (``True``) or keep
         them at the kernel's values (``False``). ``None``: learn them when the
         kernel has any.
+    theta_prior : gpytorch.priors.Prior, default=None
+        A prior over ``theta`` (the log hyperparameters, one entry each, in
+        the order of ``hyperparameter_names``), registered as
+        ``theta_prior``: the marginal log likelihood adds its log density,
+        so that a fit on few data stays near where the prior puts the
+        hyperparameters (:func:`molecular_bo_kernel`'s use). Only with
+        hyperparameters to learn.
     inducing : int or sequence of int, default=None
         Make the kernel low-rank (Nyström, subset of regressors): K(X, Y) =
         K(X, Z) K(Z, Z)⁻¹ K(Z, Y) through m inducing graphs Z of the pool, given
@@ -345,7 +371,7 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
     has_lengthscale = False
 
     def __init__(self, kernel, graphs, learn_hyperparameters=None, inducing=None, inducing_method="kmeans++",
-                 jitter=1e-8, random_state=0, dask=False, **kwargs):
+                 jitter=1e-8, random_state=0, dask=False, theta_prior=None, **kwargs):
         super().__init__(**kwargs)
         if isinstance(kernel, LowRankGraphKernel):
             raise TypeError("give GPyTorchGraphKernel the LowRankGraphKernel's graph kernel and inducing=m (or the "
@@ -389,6 +415,14 @@ class GPyTorchGraphKernel(gpytorch.kernels.Kernel):
             self.theta = theta
         else:
             self.register_buffer("fixed_theta", torch.as_tensor(theta))
+        if theta_prior is not None:
+            if not learn:
+                raise ValueError("theta_prior is a prior over hyperparameters to learn: %s"
+                                 % ("the kernel has none" if not len(theta) else "learn_hyperparameters is False"))
+            if not isinstance(theta_prior, gpytorch.priors.Prior):
+                raise TypeError("theta_prior must be a gpytorch.priors.Prior over theta, got %s"
+                                % type(theta_prior).__name__)
+            self.register_prior("theta_prior", theta_prior, _theta_of, _set_theta)
         self._check_inducing(inducing, inducing_method, jitter, len(pool))
         if not isinstance(dask, (bool, np.bool_)):
             raise TypeError("dask must be True or False, got %r" % (dask,))
