@@ -265,13 +265,13 @@ def test_molecular_bo_kernel_keeps_few_data_near_the_preset(pool):
 
 
 def test_the_documented_bo_round_runs(pool):
-    """docs/gaussian_processes.md's BO recipe: the preset, FisherScoring, qLogNEI over the rest."""
+    """docs/gaussian_processes.md's BO recipe: the preset, fit_gpytorch_mll, qLogNEI over the rest."""
     from botorch.acquisition.logei import qLogNoisyExpectedImprovement
     from botorch.optim import optimize_acqf_discrete
     measured = [0, 2, 4, 6, 8, 10]
     X = torch.tensor(measured, dtype=torch.float64)[:, None]
     gp = SingleTaskGP(X, targets(pool)[measured], covar_module=molecular_bo_kernel(pool, verbose=False))
-    fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp), optimizer=FisherScoring(verbose=False))
+    fit_gpytorch_mll(ExactMarginalLogLikelihood(gp.likelihood, gp))
     acq = qLogNoisyExpectedImprovement(gp, X_baseline=X)
     choices = torch.tensor([i for i in range(len(pool)) if i not in measured], dtype=torch.float64)[:, None]
     pick, value = optimize_acqf_discrete(acq, q=1, choices=choices)
