@@ -38,7 +38,8 @@ Models (``--models``):
 
     python benchmarks/bench_bo.py --dataset FreeSolv --pool 0 --target expt --rounds 50 --seeds 0 1 2
     python benchmarks/bench_bo.py --dataset druglike --pool 400 --pool-seed 1 --target logp qed --rounds 20 \
-        --seeds 0 1 2 3 4 5 6 7 8 9
+        --seeds 0 1 2 3 4 5 6 7 8 9 --out druglike.json
+    python benchmarks/bench_bo.py --summarize druglike.json esol.json
 
 Every model is fitted by ``fit_gpytorch_mll`` (L-BFGS-B; ``--fisher``: the
 graph models by ``FisherScoring()``). The graph kernels keep their
@@ -248,6 +249,38 @@ def report(target, y, results, args):
                      (d > 0).sum(), (d == 0).sum(), (d < 0).sum(), p))
 
 
+def first_fits(results):
+    """How the graph models' first fits (10 measurements) set the graph hyperparameters:
+    per model, the mean count of h at a bound of (0.05, 0.95) and the median q."""
+    for name, rs in results.items():
+        first = [r["hyperparameters"][0] for r in rs if r.get("hyperparameters")]
+        hs = [[v for k, v in h.items() if k.endswith("__h")] for h in first]
+        if not any(hs):
+            continue
+        at = np.mean([sum(v <= 0.0501 or v >= 0.9499 for v in h) for h in hs])
+        print("  %s, first fit: %.1f of %d h at a bound, q median %.3g (range %.3g-%.3g), noise median %.3g"
+              % (name, at, len(hs[0]), np.median([h["q"] for h in first]), min(h["q"] for h in first),
+                 max(h["q"] for h in first), np.median([h["noise"] for h in first])))
+
+
+def summarize(paths, top):
+    """Print the report of saved runs (--out files), targets and models merged across files."""
+    runs = {}
+    for path in paths:
+        saved = json.loads(Path(path).read_text())
+        key = (saved["dataset"], saved["pool"], saved["pool_seed"])
+        for target, results in saved["results"].items():
+            entry = runs.setdefault(key + (target,), {"saved": saved, "results": {}})
+            entry["results"].update(results)
+    for (dataset, pool, pool_seed, target), entry in runs.items():
+        saved = entry["saved"]
+        _, ys = load(dataset, pool, pool_seed, [target])
+        args = argparse.Namespace(seeds=saved["seeds"], rounds=saved["rounds"], top=top)
+        print("\n== %s (pool of %d, seed %d)" % (dataset, pool, pool_seed), end="")
+        report(target, ys[target], entry["results"], args)
+        first_fits(entry["results"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dataset", choices=sorted(SETS) + ["druglike"], default="FreeSolv")
@@ -265,7 +298,11 @@ def main():
     ap.add_argument("--fisher", action="store_true",
                     help="fit the graph models with FisherScoring instead of BoTorch's default (L-BFGS-B)")
     ap.add_argument("--out", default=None, help="write the per-seed results as JSON here")
+    ap.add_argument("--summarize", nargs="+", metavar="JSON", default=None,
+                    help="print the report of saved runs (--out files) instead of running")
     args = ap.parse_args()
+    if args.summarize:
+        return summarize(args.summarize, args.top)
 
     targets = args.target or [DEFAULT_TARGET[args.dataset]]
     smiles, ys = load(args.dataset, args.pool, args.pool_seed, targets)
@@ -298,6 +335,7 @@ def main():
                       % (target, name, seed, r["best"][-1], args.top, r["scores"]["top_found"],
                          r["scores"]["top5_hits"], r["wall_s"]), flush=True)
         report(target, y, results, args)
+        first_fits(results)
     print(machine())
     if args.out:
         Path(args.out).write_text(json.dumps({"dataset": args.dataset, "pool": len(smiles), "pool_seed": args.pool_seed,
