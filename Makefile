@@ -120,6 +120,7 @@ test-cuda-host: cuda
 	$(PYTHON) -m unittest discover -s cuda -p test_build.py
 	$(PYTHON) cuda/build.py --emulated --out cuda/build
 	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) go test -count=1 -tags cuda ./cuda/selfcheck/ ./cuda/autodevice/
+	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) go test -count=1 -tags cuda -run 'TestOpen|TestLib' ./cuda/
 	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) go test -count=1 -tags cuda -run Device ./pybind/
 	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -tags cuda -run 'TestGPU(Renumbered|WarpSolver|MemoryReuseEmulated)$$' ./cuda/
 	GGCUDA_TEST_LIB=$(abspath cuda/build/libggcuda_emu.so) GGCUDA_SHORT=1 go test -count=1 -tags cuda -run 'TestGPUWide/labels/lmin=1/.*/p64' ./cuda/

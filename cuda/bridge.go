@@ -43,6 +43,8 @@ package cuda
 //   return l;
 // }
 // static void* gg_sym(gg_lib* l, const char* name) { return dlsym(l->h, name); }
+// static void* gg_handle(gg_lib* l) { return l->h; }
+// static void gg_close(gg_lib* l) { dlclose(l->h); free(l); }
 // static int gg_warm_up(void* f, int d, char* e, size_t n) { return ((int (*)(int, char*, size_t))f)(d, e, n); }
 // static int gg_memory(void* f, int d, int64_t* db, int64_t* pb) { return ((int (*)(int, int64_t*, int64_t*))f)(d, db, pb); }
 // static int gg_abi(gg_lib* l) { return l->abi(); }
@@ -71,6 +73,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -89,8 +92,14 @@ import (
 // Built reports whether this binary was built with the cuda build tag.
 const Built = true
 
-// library is one opened libggcuda.so.
-type library struct {
+// Library is one opened CUDA library, a build of libggcuda.so. Open returns
+// it, one a library file and process; its methods compute on that library's
+// devices, and it holds what the process keeps per library and device (the
+// device list, the warm-ups; the library itself keeps the devices' memory).
+// The package-level functions of the same names are the methods of the
+// library that LibraryPath names. Only Open makes a usable Library: the
+// methods of a nil or zero one fail with ErrNoLibrary.
+type Library struct {
 	path string
 	l    *C.gg_lib
 	// calls serializes calls into the library (one device context, one
@@ -132,6 +141,18 @@ type callOptions struct {
 	// calls, when not nil, counts the library calls made (splits show as
 	// more).
 	calls *atomic.Int64
+	// lib is the library the call computes with; nil: the one LibraryPath
+	// names (the package-level functions).
+	lib *Library
+}
+
+// library returns the library the call computes with, opening the default
+// one (LibraryPath) when the call names none.
+func (co *callOptions) library() (*Library, error) {
+	if co.lib != nil {
+		return co.lib, nil
+	}
+	return defaultLibrary()
 }
 
 // counted records one library call.
@@ -141,86 +162,183 @@ func (co *callOptions) counted() {
 	}
 }
 
-// resetLibrary forgets the loaded library (tests).
+// resetLibrary forgets the libraries opened and SetLibraryPath's path
+// (tests): the next Open of a path loads it anew (dlopen then returns the
+// handle it already has).
 func resetLibrary() {
 	mu.Lock()
 	defer mu.Unlock()
-	loaded, loadErr, userPath = nil, nil, ""
+	userPath, opened, byHandle = "", nil, nil
 }
 
 var (
-	mu       sync.Mutex
+	mu sync.Mutex
+	// userPath is SetLibraryPath's path; "": the default lookup.
 	userPath string
-	loaded   *library
-	loadErr  error
+	// opened is Open's outcome per library key (libKey): each path is loaded
+	// once a process, and one that failed is not tried again.
+	opened map[string]opening
+	// byHandle holds the libraries by their dlopen handle: paths that name
+	// one file (a symbolic link) share its Library, its lock and its state.
+	byHandle map[unsafe.Pointer]*Library
 )
 
-// SetLibraryPath sets the path of libggcuda.so, before the first use (the
-// pybind layer passes the copy installed next to the extension).
+// opening is one Open's outcome.
+type opening struct {
+	l   *Library
+	err error
+}
+
+// valid returns nil for a library that Open returned, else an error
+// wrapping ErrNoLibrary (a nil or zero Library).
+func (l *Library) valid() error {
+	if l == nil || l.l == nil {
+		return fmt.Errorf("%w: a *cuda.Library that cuda.Open did not return", ErrNoLibrary)
+	}
+	return nil
+}
+
+// Open returns the CUDA library at path, loading it on the process's first
+// Open of that path; "" is the default lookup: $GRAPHGRAM_CUDA_LIB, else
+// "libggcuda.so" through the dynamic loader's search path. Paths are
+// compared cleaned (filepath.Clean; a name without a slash is looked up in
+// the loader's search path, as dlopen does); paths that name one file give
+// one Library. An error wraps ErrNoLibrary and names the path; it is kept,
+// like a library, for the life of the process: a path that failed to load
+// is not tried again. Open's libraries and errors are independent of each
+// other and of SetLibraryPath: a process may use several libraries, each
+// call the one it names.
+func Open(path string) (*Library, error) {
+	key := libKey(path)
+	mu.Lock()
+	defer mu.Unlock()
+	if o, ok := opened[key]; ok {
+		return o.l, o.err
+	}
+	l, err := open(key)
+	if err == nil {
+		h := C.gg_handle(l.l)
+		if prev, ok := byHandle[h]; ok {
+			C.gg_close(l.l) // one more reference to a file already open
+			l = prev
+		} else {
+			if byHandle == nil {
+				byHandle = map[unsafe.Pointer]*Library{}
+			}
+			byHandle[h] = l
+		}
+	}
+	if opened == nil {
+		opened = map[string]opening{}
+	}
+	opened[key] = opening{l, err}
+	return l, err
+}
+
+// libKey is the path Open loads and compares for path: path cleaned, or
+// the default lookup's when "". A name without a slash stays as it is (the
+// loader's search path); a relative path keeps a "./" prefix, so that
+// cleaning never turns it into such a name.
+func libKey(path string) string {
+	if path == "" {
+		path = os.Getenv("GRAPHGRAM_CUDA_LIB")
+	}
+	if path == "" {
+		return "libggcuda.so"
+	}
+	if !strings.Contains(path, "/") {
+		return path
+	}
+	c := filepath.Clean(path)
+	if !strings.Contains(c, "/") {
+		c = "./" + c
+	}
+	return c
+}
+
+// defaultLibrary is the library of the package-level functions: the one
+// LibraryPath names.
+func defaultLibrary() (*Library, error) {
+	mu.Lock()
+	p := userPath
+	mu.Unlock()
+	return Open(p)
+}
+
+// SetLibraryPath sets the library that the package-level functions
+// (Devices, MarginalizedGram, ...) use from now on: the one at path, or the
+// default lookup's (Open) when path is "". It may be called at any time;
+// libraries opened before stay open for the calls that name them.
+//
+// Deprecated: open the library with Open and call its methods: a call then
+// uses the library it names, whatever other goroutines set.
 func SetLibraryPath(path string) {
 	mu.Lock()
 	defer mu.Unlock()
-	if loaded == nil {
-		userPath, loadErr = path, nil
-	}
+	userPath = path
 }
 
-// LibraryPath returns the path that is (or would be) loaded.
+// LibraryPath returns the path of the library that the package-level
+// functions use: SetLibraryPath's, else $GRAPHGRAM_CUDA_LIB, else
+// "libggcuda.so", cleaned as Open compares paths.
+//
+// Deprecated: use the Path of the Library that Open returns.
 func LibraryPath() string {
 	mu.Lock()
 	defer mu.Unlock()
-	return libPath()
+	return libKey(userPath)
 }
 
-func libPath() string {
-	switch {
-	case loaded != nil:
-		return loaded.path
-	case userPath != "":
-		return userPath
-	case os.Getenv("GRAPHGRAM_CUDA_LIB") != "":
-		return os.Getenv("GRAPHGRAM_CUDA_LIB")
+// Path returns the path the library was opened by, cleaned (see Open); the
+// first one, for a library that two paths name.
+func (l *Library) Path() string {
+	if l == nil {
+		return ""
 	}
-	return "libggcuda.so"
+	return l.path
 }
 
 // open loads the library at path.
-func open(path string) (*library, error) {
+func open(path string) (*Library, error) {
 	cp := C.CString(path)
 	defer C.free(unsafe.Pointer(cp))
 	var buf [512]C.char
 	l := C.gg_open(cp, &buf[0], C.size_t(len(buf)))
 	if l == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNoLibrary, C.GoString(&buf[0]))
+		msg := C.GoString(&buf[0])
+		if !strings.Contains(msg, path) {
+			msg = path + ": " + msg
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNoLibrary, msg)
 	}
 	if v := int(C.gg_abi(l)); v != C.GGC_ABI_VERSION {
 		return nil, fmt.Errorf("%w: %s has ABI version %d, this binary needs %d", ErrNoLibrary, path, v, C.GGC_ABI_VERSION)
 	}
-	return &library{path: path, l: l}, nil
+	return &Library{path: path, l: l}, nil
 }
 
-// lib returns the loaded library, loading it on first use.
-func lib() (*library, error) {
-	mu.Lock()
-	defer mu.Unlock()
-	if loaded == nil && loadErr == nil {
-		loaded, loadErr = open(libPath())
-	}
-	return loaded, loadErr
-}
-
-// libFn returns the entry point name of the loaded library (one that the
-// library's open does not resolve up front) and the library.
-func libFn(name string) (unsafe.Pointer, *library, error) {
-	l, err := lib()
-	if err != nil {
-		return nil, nil, err
-	}
+// fn returns the library's entry point name (one that open does not
+// resolve up front).
+func (l *Library) fn(name string) (unsafe.Pointer, error) {
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
 	fn := C.gg_sym(l.l, cn)
 	if fn == nil {
-		return nil, nil, fmt.Errorf("%w: %s lacks %s", ErrNoLibrary, l.path, name)
+		return nil, fmt.Errorf("%w: %s lacks %s", ErrNoLibrary, l.path, name)
+	}
+	return fn, nil
+}
+
+// libFn returns the entry point name of the call's library (co.library)
+// and the library.
+func libFn(co *callOptions, name string) (unsafe.Pointer, *Library, error) {
+	l, err := co.library()
+	if err != nil {
+		return nil, nil, err
+	}
+	fn, err := l.fn(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	return fn, l, nil
 }
@@ -243,12 +361,12 @@ func statusErr(rc C.int, msg string) error {
 	return errors.New("cuda: " + msg)
 }
 
-func (l *library) devices() ([]Device, error) {
+func (l *Library) devices() ([]Device, error) {
 	l.devsOnce.Do(func() { l.devs, l.devsErr = l.queryDevices() })
 	return l.devs, l.devsErr
 }
 
-func (l *library) queryDevices() ([]Device, error) {
+func (l *Library) queryDevices() ([]Device, error) {
 	var buf [512]C.char
 	var n C.int
 	if rc := C.gg_count(l.l, &n, &buf[0], C.size_t(len(buf))); rc != C.GGC_OK {
@@ -267,20 +385,46 @@ func (l *library) queryDevices() ([]Device, error) {
 	return ds, nil
 }
 
-// Available reports whether a CUDA device can be used; when not, why says
-// why in one line (the library's load error or the CUDA error).
+// Available reports whether a CUDA device of the default library
+// (LibraryPath) can be used; when not, why says why in one line (the
+// library's load error or the CUDA error).
 func Available() (ok bool, why string) {
-	ds, err := Devices()
+	l, err := defaultLibrary()
 	if err != nil {
 		return false, err.Error()
 	}
-	return true, fmt.Sprintf("%d CUDA device(s), first %s (sm_%d%d), library %s", len(ds), ds[0].Name, ds[0].Major, ds[0].Minor, LibraryPath())
+	return l.Available()
 }
 
-// Check returns nil when CUDA device index device can be used, else an error
-// wrapping ErrNoLibrary or ErrNoDevice that says why (for device='cuda:N').
+// Available reports whether a CUDA device of the library can be used; when
+// not, why says why in one line (the CUDA error).
+func (l *Library) Available() (ok bool, why string) {
+	ds, err := l.Devices()
+	if err != nil {
+		return false, err.Error()
+	}
+	if len(ds) == 0 {
+		return false, fmt.Sprintf("%v: the library %s sees no device", ErrNoDevice, l.path)
+	}
+	return true, fmt.Sprintf("%d CUDA device(s), first %s (sm_%d%d), library %s", len(ds), ds[0].Name, ds[0].Major, ds[0].Minor, l.path)
+}
+
+// Check returns nil when CUDA device index device of the default library
+// (LibraryPath) can be used, else an error wrapping ErrNoLibrary or
+// ErrNoDevice that says why (for device='cuda:N').
 func Check(device int) error {
-	ds, err := Devices()
+	l, err := defaultLibrary()
+	if err != nil {
+		return err
+	}
+	return l.Check(device)
+}
+
+// Check returns nil when the library's CUDA device index device can be used,
+// else an error wrapping ErrNoDevice (ErrNoLibrary for a nil Library) that
+// says why.
+func (l *Library) Check(device int) error {
+	ds, err := l.Devices()
 	if err != nil {
 		return err
 	}
@@ -290,13 +434,32 @@ func Check(device int) error {
 	return nil
 }
 
-// Devices lists the CUDA devices, or says why there are none usable.
+// Devices lists the CUDA devices of the default library (LibraryPath), or
+// says why there are none usable.
 func Devices() ([]Device, error) {
-	l, err := lib()
+	l, err := defaultLibrary()
 	if err != nil {
 		return nil, err
 	}
+	return l.Devices()
+}
+
+// Devices lists the library's CUDA devices, or says why there are none
+// usable; the list is queried once a process and library.
+func (l *Library) Devices() ([]Device, error) {
+	if err := l.valid(); err != nil {
+		return nil, err
+	}
 	return l.devices()
+}
+
+// WarmUp is Library.WarmUp on the default library (LibraryPath).
+func WarmUp(device int) (time.Duration, error) {
+	l, err := defaultLibrary()
+	if err != nil {
+		return 0, err
+	}
+	return l.WarmUp(device)
 }
 
 // WarmUp prepares CUDA device device for the calls to come (ggc_warm_up:
@@ -305,12 +468,15 @@ func Devices() ([]Device, error) {
 // It returns how long the first one took. Calls warm their device up
 // themselves; WarmUp lets a caller do it ahead, beside other work (the
 // self-validation computes its CPU references meanwhile).
-func WarmUp(device int) (time.Duration, error) {
-	fn, l, err := libFn("ggc_warm_up")
+func (l *Library) WarmUp(device int) (time.Duration, error) {
+	if err := l.valid(); err != nil {
+		return 0, err
+	}
+	fn, err := l.fn("ggc_warm_up")
 	if err != nil {
 		return 0, err
 	}
-	if err := Check(device); err != nil {
+	if err := l.Check(device); err != nil {
 		return 0, err
 	}
 	l.warmMu.Lock()
@@ -331,24 +497,47 @@ func WarmUp(device int) (time.Duration, error) {
 	return w.took, w.err
 }
 
+// CachedMemory is Library.CachedMemory on the default library
+// (LibraryPath).
+func CachedMemory(device int) (deviceBytes, pinnedBytes int64, err error) {
+	l, err := defaultLibrary()
+	if err != nil {
+		return 0, 0, err
+	}
+	return l.CachedMemory(device)
+}
+
 // CachedMemory returns the memory the library keeps for device between
 // calls: idle device allocations (reused by the next calls, at most an
 // eighth of the device's memory) and its pinned host staging buffer.
-func CachedMemory(device int) (deviceBytes, pinnedBytes int64, err error) {
-	return memoryCall("ggc_cached_memory", device)
+func (l *Library) CachedMemory(device int) (deviceBytes, pinnedBytes int64, err error) {
+	return l.memoryCall("ggc_cached_memory", device)
+}
+
+// ReleaseMemory is Library.ReleaseMemory on the default library
+// (LibraryPath).
+func ReleaseMemory(device int) (deviceBytes, pinnedBytes int64, err error) {
+	l, err := defaultLibrary()
+	if err != nil {
+		return 0, 0, err
+	}
+	return l.ReleaseMemory(device)
 }
 
 // ReleaseMemory frees what CachedMemory reports (the staging buffer unless
 // a call is using it) and returns the bytes freed: for a process that hands
 // the device to other work after its Gram matrices.
-func ReleaseMemory(device int) (deviceBytes, pinnedBytes int64, err error) {
-	return memoryCall("ggc_release_memory", device)
+func (l *Library) ReleaseMemory(device int) (deviceBytes, pinnedBytes int64, err error) {
+	return l.memoryCall("ggc_release_memory", device)
 }
 
 // memoryCall calls the library's function name of the ggc_cached_memory
 // signature for device.
-func memoryCall(name string, device int) (int64, int64, error) {
-	fn, l, err := libFn(name)
+func (l *Library) memoryCall(name string, device int) (int64, int64, error) {
+	if err := l.valid(); err != nil {
+		return 0, 0, err
+	}
+	fn, err := l.fn(name)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -409,7 +598,7 @@ func gram(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symme
 	if grad != nil && len(grad) != len(out)*np {
 		return nil, fmt.Errorf("mgk: grad has %d entries for a %d×%d Gram matrix with %d parameters", len(grad), len(X), len(Y), np)
 	}
-	l, err := lib()
+	l, err := co.library()
 	if err != nil {
 		return nil, err
 	}
@@ -465,7 +654,7 @@ func gram(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symme
 // where its results go.
 type gramCall struct {
 	co             callOptions
-	l              *library
+	l              *Library
 	o              mgk.Options
 	node, edge     *layout.Program
 	nc, ec, device int
@@ -649,6 +838,11 @@ func (g *gramCall) call(X, Y renumbered, symmetric bool, out, grad []float64, it
 // MarginalizedDiag writes K(X[i], X[i]) to out[i] on CUDA device device, as
 // mgk.Diag does on the CPU.
 func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
+	return diag(callOptions{}, X, startX, opt, device, prec, out)
+}
+
+// diag is MarginalizedDiag with the options co.
+func diag(co callOptions, X []*graph.Graph, startX [][]float64, opt mgk.Options, device int, prec Precision, out []float64) ([]mgk.Unconverged, error) {
 	if len(out) != len(X) {
 		return nil, fmt.Errorf("mgk: out has %d entries for %d graphs", len(out), len(X))
 	}
@@ -656,7 +850,7 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 	if err != nil {
 		return nil, err
 	}
-	l, err := lib()
+	l, err := co.library()
 	if err != nil {
 		return nil, err
 	}
@@ -667,7 +861,7 @@ func MarginalizedDiag(X []*graph.Graph, startX [][]float64, opt mgk.Options, dev
 	if err != nil {
 		return nil, err
 	}
-	g := &gramCall{l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, diag: true}
+	g := &gramCall{co: co, l: l, o: o, node: &node, edge: &edge, nc: nc, ec: ec, device: device, prec: prec, diag: true}
 	var bad []mgk.Unconverged
 	err = solveList(span{0, len(X)}, func(r span) error {
 		sub, it, res := make([]float64, r.len()), make([]int32, r.len()), make([]float64, r.len())
@@ -723,7 +917,7 @@ func nodal(co callOptions, X, Y []*graph.Graph, startX, startY [][]float64, symm
 	if len(out) != nX*nY {
 		return nil, fmt.Errorf("mgk: out has %d entries for a %d×%d nodal matrix", len(out), nX, nY)
 	}
-	l, err := lib()
+	l, err := co.library()
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func explicitGram(co callOptions, X, Y *sparsegram.Features, symmetric bool, sem
 	if nx > math.MaxInt32 || ny > math.MaxInt32 {
 		return fmt.Errorf("sparsegram: %d×%d rows: at most %d a side on the GPU", nx, ny, math.MaxInt32)
 	}
-	fn, l, err := libFn("ggc_explicit_gram")
+	fn, l, err := libFn(&co, "ggc_explicit_gram")
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func ptr64(f *sparsegram.Features) []int64 {
 type explicitCall struct {
 	co       callOptions
 	fn       unsafe.Pointer
-	l        *library
+	l        *Library
 	X, Y     *sparsegram.Features
 	px, py   []int64
 	semiring C.int32_t

@@ -57,7 +57,7 @@ func shortestPath(co callOptions, X, Y []*graph.Graph, symmetric bool, opt spker
 	if err != nil {
 		return err
 	}
-	fn, l, err := libFn("ggc_sp_pairs")
+	fn, l, err := libFn(&co, "ggc_sp_pairs")
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func shortestPath(co callOptions, X, Y []*graph.Graph, symmetric bool, opt spker
 type spCall struct {
 	co           callOptions
 	fn           unsafe.Pointer
-	l            *library
+	l            *Library
 	node, length *layout.Program
 	opt          spkernel.Options
 	nc, device   int

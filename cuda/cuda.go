@@ -8,8 +8,11 @@
 // the tag every entry point returns ErrNotBuilt. Nothing under gokernel/
 // depends on this package.
 //
-// Library lookup, first hit wins: SetLibraryPath, $GRAPHGRAM_CUDA_LIB, then
-// "libggcuda.so" through the dynamic loader's search path.
+// A library is a value chosen per call: Open(path) returns the *Library at
+// path (loaded once a path and process; "" is $GRAPHGRAM_CUDA_LIB, else
+// "libggcuda.so" through the dynamic loader's search path), whose methods
+// compute on its devices. The package-level functions of the same names use
+// the library of the deprecated SetLibraryPath, else that default lookup.
 package cuda
 
 import (

@@ -20,7 +20,7 @@ type emuLive struct {
 
 // emuCounts returns the emulated runtime's live objects.
 func emuCounts() (emuLive, error) {
-	fn, _, err := libFn("ggc_emu_counts")
+	fn, _, err := libFn(&callOptions{}, "ggc_emu_counts")
 	if err != nil {
 		return emuLive{}, err
 	}
@@ -33,7 +33,7 @@ func emuCounts() (emuLive, error) {
 // and returns the countdown left from the previous setting (0: its failure
 // happened).
 func emuFailAfter(n int64) (int64, error) {
-	fn, _, err := libFn("ggc_emu_fail_after")
+	fn, _, err := libFn(&callOptions{}, "ggc_emu_fail_after")
 	if err != nil {
 		return 0, err
 	}
@@ -42,12 +42,22 @@ func emuFailAfter(n int64) (int64, error) {
 
 // emuReleaseHostBuffers frees the library's cached pinned staging buffers.
 func emuReleaseHostBuffers() error {
-	fn, _, err := libFn("ggc_emu_release_host_buffers")
+	fn, _, err := libFn(&callOptions{}, "ggc_emu_release_host_buffers")
 	if err != nil {
 		return err
 	}
 	C.gg_emu_release(fn)
 	return nil
+}
+
+// EmulatedLaunchTimeout is Library.EmulatedLaunchTimeout on the default
+// library (LibraryPath).
+func EmulatedLaunchTimeout(n int64) error {
+	l, err := defaultLibrary()
+	if err != nil {
+		return err
+	}
+	return l.EmulatedLaunchTimeout(n)
 }
 
 // EmulatedLaunchTimeout makes the n-th next kernel launch of the emulated
@@ -56,8 +66,11 @@ func emuReleaseHostBuffers() error {
 // EmulatedLaunchTimeout(0) restores it), for the tests of the timeout's
 // handling here and in pybind. It fails with ErrNoLibrary against a real
 // libggcuda.so, which lacks the hook.
-func EmulatedLaunchTimeout(n int64) error {
-	fn, _, err := libFn("ggc_emu_launch_timeout")
+func (l *Library) EmulatedLaunchTimeout(n int64) error {
+	if err := l.valid(); err != nil {
+		return err
+	}
+	fn, _, err := libFn(&callOptions{lib: l}, "ggc_emu_launch_timeout")
 	if err != nil {
 		return err
 	}

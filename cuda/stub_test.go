@@ -25,4 +25,16 @@ func TestStubSaysNotBuilt(t *testing.T) {
 	if err := ExplicitGram(nil, nil, true, 0, 0, nil, nil); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("ExplicitGram: %v", err)
 	}
+	for _, path := range []string{"", "libggcuda.so"} {
+		if l, err := Open(path); l != nil || !errors.Is(err, ErrNotBuilt) {
+			t.Errorf("Open(%q) = %v, %v", path, l, err)
+		}
+	}
+	var l *Library
+	if err := l.Check(0); !errors.Is(err, ErrNotBuilt) {
+		t.Errorf("Library.Check: %v", err)
+	}
+	if _, err := l.MarginalizedGram(nil, nil, nil, nil, true, validOptions(), 0, Float64, nil); !errors.Is(err, ErrNotBuilt) {
+		t.Errorf("Library.MarginalizedGram: %v", err)
+	}
 }

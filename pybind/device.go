@@ -26,9 +26,17 @@ var validations = selfcheck.NewRegistry()
 // where device="auto" computes a call that a validated device could take.
 var autoRates = autodevice.NewRegistry()
 
-// lastAuto is the reason of the latest device="auto" decision per device,
-// which Devices reports.
-var lastAuto sync.Map // device index → string
+// lastAuto is the reason of the latest device="auto" decision per library
+// and device, which Devices reports.
+var lastAuto sync.Map // libraryDevice → string
+
+// libraryDevice is a device of a CUDA library: the key of the process's
+// per-device state (validations, autoRates and lastAuto keep theirs per
+// library and device), so that the devices of two libraries never share it.
+type libraryDevice struct {
+	lib    *cuda.Library
+	device int
+}
 
 // deviceParams select where a kernel runs (docs/abi.md); they are embedded in
 // every kernel's parameters.
@@ -40,7 +48,10 @@ type deviceParams struct {
 	Device string `json:"device"`
 	// DeviceIndex is the CUDA device to use.
 	DeviceIndex int `json:"device_index"`
-	// CUDALibrary is the path of libggcuda.so shipped with the Python package, "" if none.
+	// CUDALibrary is the path of the CUDA library this call uses (Python's
+	// cuda_library(): $GRAPHGRAM_CUDA_LIB, else the libggcuda.so shipped
+	// with the package), "" for the default lookup (cuda.Open). Each call
+	// uses the library it names, whatever earlier calls named.
 	CUDALibrary string `json:"cuda_library"`
 	// Precision is the GPU arithmetic, "float64" (also when empty) or
 	// "float32"; the CPU always computes in float64.
@@ -108,49 +119,56 @@ func (d deviceParams) precision() (cuda.Precision, error) {
 	return 0, inputError("%s, got %q", precisionRule, d.Precision)
 }
 
-// gpu reports whether this call runs on the GPU: a usable device that has
-// passed its self-validation (checkValidated), whose fallback warning goes to
-// warn, and for device="auto" is expected to be faster than the CPU's jobs
-// workers (≤ 0: all cores) on the call's work, which work returns (called
-// only then). A nil work means the call has no device code path: "auto" is
-// then the CPU without looking for a device, and "cuda" goes on, for the
-// caller to say that the CPU computes it.
-func (d deviceParams) gpu(warn *warnings, work func() costmodel.Workload, jobs int) (bool, error) {
+// gpu returns the CUDA library this call computes with (the one d names),
+// or nil when it runs on the CPU. A call runs on the GPU on a usable device
+// that has passed its self-validation (checkValidated), whose fallback
+// warning goes to warn, and for device="auto" is expected to be faster than
+// the CPU's jobs workers (≤ 0: all cores) on the call's work, which work
+// returns (called only then). A nil work means the call has no device code
+// path: "auto" is then the CPU without looking for a device, and "cuda" goes
+// on, for the caller to say that the CPU computes it.
+func (d deviceParams) gpu(warn *warnings, work func() costmodel.Workload, jobs int) (*cuda.Library, error) {
 	prec, err := d.precision()
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	switch d.Device {
 	case "", "cpu":
-		return false, nil
+		return nil, nil
 	case "auto", "cuda":
 		if d.DeviceIndex < 0 {
-			return false, inputError("%s, got device_index %d", deviceRule, d.DeviceIndex)
+			return nil, inputError("%s, got device_index %d", deviceRule, d.DeviceIndex)
 		}
 	default:
-		return false, inputError("%s, got %q", deviceRule, d.Device)
+		return nil, inputError("%s, got %q", deviceRule, d.Device)
 	}
 	if d.Device == "auto" && work == nil {
-		return false, nil
+		return nil, nil
 	}
-	if d.CUDALibrary != "" {
-		cuda.SetLibraryPath(d.CUDALibrary)
+	lib, err := cuda.Open(d.CUDALibrary)
+	if err == nil {
+		err = lib.Check(d.DeviceIndex)
 	}
-	err = cuda.Check(d.DeviceIndex)
 	switch {
 	case err == nil:
-		ok, err := checkValidated(d, warn)
-		if !ok || err != nil || d.Device == "cuda" {
-			return ok, err
+		ok, err := checkValidated(lib, d, warn)
+		if !ok || err != nil {
+			return nil, err
+		}
+		if d.Device == "cuda" {
+			return lib, nil
 		}
 		w := work()
-		dec := autoRates.Decide(d.DeviceIndex, w, prec, jobs)
-		lastAuto.Store(d.DeviceIndex, fmt.Sprintf("%v, %s precision, %.0f pairs: %s", w.Kind, d.precisionName(), w.Pairs, dec.Reason()))
-		return dec.GPU, nil
+		dec := autoRates.Decide(lib, d.DeviceIndex, w, prec, jobs)
+		lastAuto.Store(libraryDevice{lib, d.DeviceIndex}, fmt.Sprintf("%v, %s precision, %.0f pairs: %s", w.Kind, d.precisionName(), w.Pairs, dec.Reason()))
+		if !dec.GPU {
+			return nil, nil
+		}
+		return lib, nil
 	case d.Device == "auto":
-		return false, nil
+		return nil, nil
 	}
-	return false, &pyError{runtimeError, fmt.Errorf("device='cuda' cannot be used: %w", err)}
+	return nil, &pyError{runtimeError, fmt.Errorf("device='cuda' cannot be used: %w", err)}
 }
 
 // precisionName is the precision as the user wrote it ("float64" when empty).
@@ -161,15 +179,15 @@ func (d deviceParams) precisionName() string {
 	return d.Precision
 }
 
-// checkValidated applies the device's self-validation to a call that would
-// run on it: whether it may (true), or the CPU computes it ("auto", false,
-// with a warning on the first fallback of the process), or the error
-// ("cuda"). deviceParams.ValidateGPU false skips it.
-func checkValidated(d deviceParams, warn *warnings) (bool, error) {
+// checkValidated applies the self-validation of the device of lib to a call
+// that would run on it: whether it may (true), or the CPU computes it
+// ("auto", false, with a warning on the first fallback of the process), or
+// the error ("cuda"). deviceParams.ValidateGPU false skips it.
+func checkValidated(lib *cuda.Library, d deviceParams, warn *warnings) (bool, error) {
 	if d.ValidateGPU != nil && !*d.ValidateGPU {
 		return true, nil
 	}
-	v := validations.Validate(d.DeviceIndex)
+	v := validations.Validate(lib, d.DeviceIndex)
 	if v.State == selfcheck.Passed {
 		return true, nil
 	}
@@ -179,20 +197,20 @@ func checkValidated(d deviceParams, warn *warnings) (bool, error) {
 	if d.Device == "cuda" {
 		return false, &pyError{runtimeError, fmt.Errorf("device='cuda' cannot be used: %s", msg)}
 	}
-	if validations.Announce(d.DeviceIndex) {
+	if validations.Announce(lib, d.DeviceIndex) {
 		warn.add("RuntimeWarning", msg+"; computing on the CPU for the rest of this process")
 	}
 	return false, nil
 }
 
-// deviceLost handles a device whose context a call has lost (a launch
+// deviceLost handles a device of lib whose context a call has lost (a launch
 // stopped by the driver's watchdog, cuda.ErrLaunchTimeout): the device is
 // failed for the rest of the process, as after a failed validation, and the
 // call goes on on the CPU with a warning (device="auto", cpu true) or raises
 // err, which names the device and the pairs (device="cuda").
-func deviceLost(d deviceParams, err error, warn *warnings) (cpu bool, _ error) {
-	validations.Record(d.DeviceIndex, selfcheck.Outcome{State: selfcheck.Failed, Detail: err.Error()})
-	validations.Announce(d.DeviceIndex) // this call's warning or error is the announcement
+func deviceLost(lib *cuda.Library, d deviceParams, err error, warn *warnings) (cpu bool, _ error) {
+	validations.Record(lib, d.DeviceIndex, selfcheck.Outcome{State: selfcheck.Failed, Detail: err.Error()})
+	validations.Announce(lib, d.DeviceIndex) // this call's warning or error is the announcement
 	if d.Device == "cuda" {
 		return false, &pyError{runtimeError, fmt.Errorf("device='cuda': %v; the device cannot be used again in this process: compute on the CPU with device='cpu'", err)}
 	}
@@ -247,32 +265,35 @@ type deviceInfoJSON struct {
 
 // Devices reports, as a JSON object, whether this build has the CUDA backend,
 // whether the library (at library, or the default lookup when "") loads and
-// finds a usable device, why not, and the devices it sees.
+// finds a usable device, why not, and the devices it sees with what the
+// process keeps for each (its validation, device="auto"'s rates and latest
+// decision: those of this library's devices).
 func Devices(library string) (report string, err error) {
 	defer guard(&err)
-	if library != "" {
-		cuda.SetLibraryPath(library)
-	}
 	r := deviceReport{Built: cuda.Built, Library: library, Devices: []deviceInfoJSON{}}
-	devs, derr := cuda.Devices()
+	lib, derr := cuda.Open(library)
+	var devs []cuda.Device
+	if derr == nil {
+		devs, derr = lib.Devices()
+	}
 	if derr != nil {
 		r.Reason = derr.Error()
 	}
 	r.Usable = derr == nil && len(devs) > 0
 	for _, d := range devs {
 		var v *selfcheck.Outcome
-		if o, ok := validations.Lookup(d.Index); ok {
+		if o, ok := validations.Lookup(lib, d.Index); ok {
 			v = &o
 		}
 		auto := map[string]string{}
 		for _, k := range costmodel.Kinds {
 			for _, p := range []cuda.Precision{cuda.Float64, cuda.Float32} {
-				auto[fmt.Sprintf("%v float%d", k, p)] = autoRates.Summary(d.Index, k, p, runtime.GOMAXPROCS(0))
+				auto[fmt.Sprintf("%v float%d", k, p)] = autoRates.Summary(lib, d.Index, k, p, runtime.GOMAXPROCS(0))
 			}
 		}
-		last, _ := lastAuto.Load(d.Index)
+		last, _ := lastAuto.Load(libraryDevice{lib, d.Index})
 		lastS, _ := last.(string)
-		db, pb, _ := cuda.CachedMemory(d.Index)
+		db, pb, _ := lib.CachedMemory(d.Index)
 		r.Devices = append(r.Devices, deviceInfoJSON{d.Index, d.Name, fmt.Sprintf("%d.%d", d.Major, d.Minor), d.Memory, d.MultiProcessors, v, auto, lastS, db + pb})
 	}
 	b, err := json.Marshal(r)
@@ -284,15 +305,16 @@ func Devices(library string) (report string, err error) {
 // how many bytes it freed: 0 without a usable device.
 func ReleaseGPUMemory(library string) (freed int64, err error) {
 	defer guard(&err)
-	if library != "" {
-		cuda.SetLibraryPath(library)
+	lib, derr := cuda.Open(library)
+	if derr != nil {
+		return 0, nil
 	}
-	devs, derr := cuda.Devices()
+	devs, derr := lib.Devices()
 	if derr != nil {
 		return 0, nil
 	}
 	for _, d := range devs {
-		db, pb, err := cuda.ReleaseMemory(d.Index)
+		db, pb, err := lib.ReleaseMemory(d.Index)
 		if err != nil {
 			return freed, err
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -26,19 +28,34 @@ func freshValidations(t *testing.T) {
 	t.Cleanup(func() { validations, autoRates = old, oldAuto; lastAuto.Clear() })
 }
 
-// plantDevice plants device 0's cost-model rates, every kind and precision:
-// a device far faster than the CPU (fast), or far slower, so that
+// plantDevice plants the cost-model rates of device 0 of lib, every kind and
+// precision: a device far faster than the CPU (fast), or far slower, so that
 // device="auto" takes or leaves the emulated library whatever its speed.
-func plantDevice(fast bool) {
+func plantDevice(lib *cuda.Library, fast bool) {
 	rates := costmodel.Rates{CPU: 1e-6, CPULarge: 1e-6, GPU: 1e-12, GPULarge: 1e-12, GPUCall: 0, SmallPair: math.Inf(1), Source: "planted fast device"}
 	if !fast {
 		rates.GPU, rates.GPULarge, rates.GPUCall, rates.Source = 1, 1, 1, "planted slow device"
 	}
 	for _, k := range costmodel.Kinds {
 		for _, p := range []cuda.Precision{cuda.Float64, cuda.Float32} {
-			autoRates.Plant(0, k, p, rates)
+			autoRates.Plant(lib, 0, k, p, rates)
 		}
 	}
+}
+
+// openEmulated opens the emulated CUDA library of $GGCUDA_TEST_LIB, or
+// skips; it returns the library and its path.
+func openEmulated(t *testing.T) (*cuda.Library, string) {
+	t.Helper()
+	path := os.Getenv("GGCUDA_TEST_LIB")
+	if path == "" {
+		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
+	}
+	lib, err := cuda.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib, path
 }
 
 // computeGram runs the symmetric marginalized Gram matrix of x through
@@ -83,10 +100,7 @@ func deviceValidation(t *testing.T, lib string) *selfcheck.Outcome {
 // device="auto" computes on the CPU with one warning saying what disagreed,
 // device="cuda" refuses, and validate_gpu=false uses the device regardless.
 func TestDeviceValidationEmulated(t *testing.T) {
-	lib := os.Getenv("GGCUDA_TEST_LIB")
-	if lib == "" {
-		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
-	}
+	handle, lib := openEmulated(t)
 	x := testBatch(7)
 	cpu, _, err := computeGram(t, x, "cpu", "", "")
 	if err != nil {
@@ -94,7 +108,6 @@ func TestDeviceValidationEmulated(t *testing.T) {
 	}
 
 	freshValidations(t)
-	cuda.SetLibraryPath(lib)
 	if v := deviceValidation(t, lib); v != nil {
 		t.Fatalf("validation reported before any GPU call: %+v", v)
 	}
@@ -108,7 +121,7 @@ func TestDeviceValidationEmulated(t *testing.T) {
 	t.Logf("validation on the emulated library: %s in %.3f s", v.Detail, v.Seconds)
 
 	freshValidations(t)
-	validations.Record(0, selfcheck.Outcome{State: selfcheck.Failed, Detail: "marginalized kernel (table base kernels), float64: " +
+	validations.Record(handle, 0, selfcheck.Outcome{State: selfcheck.Failed, Detail: "marginalized kernel (table base kernels), float64: " +
 		"entry (3, 3) is 350.26516159906981 on the device and 350.26481133416462 on the CPU, relative difference 9.99e-07 (allowed 1e-08)"})
 	got, warn, err := computeGram(t, x, "auto", lib, "")
 	if err != nil {
@@ -146,24 +159,20 @@ func TestDeviceValidationEmulated(t *testing.T) {
 	}
 }
 
-// emulatedWithTimeouts points the bridge at the emulated library
-// (GGCUDA_TEST_LIB, or skips), whose planted launch timeouts are off again
-// after the test, and returns it with a batch of 7 graphs and their CPU Gram
+// emulatedWithTimeouts opens the emulated library (GGCUDA_TEST_LIB, or
+// skips), whose planted launch timeouts are off again after the test, and
+// returns it and its path with a batch of 7 graphs and their CPU Gram
 // matrix.
-func emulatedWithTimeouts(t *testing.T) (string, *packed, []float64) {
+func emulatedWithTimeouts(t *testing.T) (*cuda.Library, string, *packed, []float64) {
 	t.Helper()
-	lib := os.Getenv("GGCUDA_TEST_LIB")
-	if lib == "" {
-		t.Skip("GGCUDA_TEST_LIB not set: no emulated CUDA library to test the GPU path with")
-	}
-	cuda.SetLibraryPath(lib)
-	t.Cleanup(func() { cuda.EmulatedLaunchTimeout(0) })
+	handle, lib := openEmulated(t)
+	t.Cleanup(func() { handle.EmulatedLaunchTimeout(0) })
 	x := testBatch(7)
 	cpu, _, err := computeGram(t, x, "cpu", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return lib, x, cpu
+	return handle, lib, x, cpu
 }
 
 // TestDeviceLaunchTimeoutEmulated: a launch stopped by the watchdog (the
@@ -172,19 +181,19 @@ func emulatedWithTimeouts(t *testing.T) (string, *packed, []float64) {
 // pairs, and every later call too (the device is marked lost, as Devices
 // reports); device="cuda" raises the same text.
 func TestDeviceLaunchTimeoutEmulated(t *testing.T) {
-	lib, x, cpu := emulatedWithTimeouts(t)
+	handle, lib, x, cpu := emulatedWithTimeouts(t)
 	for _, device := range []string{"auto", "cuda"} {
 		freshValidations(t)
-		plantDevice(true) // auto computes on the device: the timeout reaches it
+		plantDevice(handle, true) // auto computes on the device: the timeout reaches it
 		// The first call validates the device.
 		if _, warn, err := computeGram(t, x, device, lib, ""); err != nil || warn != "" {
 			t.Fatalf("%s before the timeout: %v %q", device, err, warn)
 		}
-		if err := cuda.EmulatedLaunchTimeout(1); err != nil {
+		if err := handle.EmulatedLaunchTimeout(1); err != nil {
 			t.Fatal(err)
 		}
 		got, warn, err := computeGram(t, x, device, lib, "")
-		cuda.EmulatedLaunchTimeout(0)
+		handle.EmulatedLaunchTimeout(0)
 		text := warn
 		if device == "cuda" {
 			if err == nil {
@@ -225,10 +234,11 @@ func TestDeviceLaunchTimeoutEmulated(t *testing.T) {
 // validate_gpu=false uses the device regardless.
 func TestCheckValidatedTranslation(t *testing.T) {
 	freshValidations(t)
-	validations.Record(0, selfcheck.Outcome{State: selfcheck.Failed, Detail: "shortest-path kernel, float32 failed on the device: boom"})
+	var lib *cuda.Library // none: the outcome is recorded
+	validations.Record(lib, 0, selfcheck.Outcome{State: selfcheck.Failed, Detail: "shortest-path kernel, float32 failed on the device: boom"})
 	var warn warnings
 	for i := range 2 {
-		ok, err := checkValidated(deviceParams{Device: "auto"}, &warn)
+		ok, err := checkValidated(lib, deviceParams{Device: "auto"}, &warn)
 		if ok || err != nil {
 			t.Fatalf("auto, call %d: %v %v", i, ok, err)
 		}
@@ -239,12 +249,12 @@ func TestCheckValidatedTranslation(t *testing.T) {
 		!strings.HasSuffix(strings.TrimSpace(w), "computing on the CPU for the rest of this process") {
 		t.Errorf("auto: warnings %q (want one)", w)
 	}
-	ok, err := checkValidated(deviceParams{Device: "cuda"}, &warn)
+	ok, err := checkValidated(lib, deviceParams{Device: "cuda"}, &warn)
 	if ok || err == nil || !strings.Contains(err.Error(), "device='cuda' cannot be used: CUDA device 0 failed graphgram's self-validation") {
 		t.Errorf("cuda: %v %v", ok, err)
 	}
 	off := false
-	if ok, err := checkValidated(deviceParams{Device: "cuda", ValidateGPU: &off}, &warn); !ok || err != nil {
+	if ok, err := checkValidated(lib, deviceParams{Device: "cuda", ValidateGPU: &off}, &warn); !ok || err != nil {
 		t.Errorf("validate_gpu false: %v %v", ok, err)
 	}
 }
@@ -303,7 +313,7 @@ func autoReport(t *testing.T, lib string) (map[string]string, string) {
 // not bit for bit: the emulated solver's sums depend on the order its host
 // threads run in.)
 func TestDeviceAutoEmulated(t *testing.T) {
-	lib, x, cpu := emulatedWithTimeouts(t)
+	handle, lib, x, cpu := emulatedWithTimeouts(t)
 	for _, tc := range []struct {
 		name  string
 		plant func()
@@ -311,8 +321,8 @@ func TestDeviceAutoEmulated(t *testing.T) {
 		rates string
 	}{
 		{"sampled emulated device", func() {}, false, "sample timed in this process"},
-		{"planted fast device", func() { plantDevice(true) }, true, "planted fast device"},
-		{"planted slow device", func() { plantDevice(false) }, false, "planted slow device"},
+		{"planted fast device", func() { plantDevice(handle, true) }, true, "planted fast device"},
+		{"planted slow device", func() { plantDevice(handle, false) }, false, "planted slow device"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			freshValidations(t)
@@ -342,11 +352,11 @@ func TestDeviceAutoEmulated(t *testing.T) {
 			}
 			// The next launch of the device times out: seen only by a call
 			// that uses the device.
-			if err := cuda.EmulatedLaunchTimeout(1); err != nil {
+			if err := handle.EmulatedLaunchTimeout(1); err != nil {
 				t.Fatal(err)
 			}
 			_, warn, err = computeGram(t, x, "auto", lib, "")
-			cuda.EmulatedLaunchTimeout(0)
+			handle.EmulatedLaunchTimeout(0)
 			if err != nil || strings.Contains(warn, "watchdog") != tc.gpu {
 				t.Errorf("with a planted launch timeout: %v, warning %q (device used: want %v)", err, warn, tc.gpu)
 			}
@@ -362,10 +372,125 @@ func TestDeviceAutoWithoutDevicePath(t *testing.T) {
 	freshValidations(t)
 	p := deviceParams{Device: "auto", CUDALibrary: "/nonexistent/libggcuda.so"}
 	var warn warnings
-	if gpu, err := p.gpu(&warn, nil, 0); gpu || err != nil || warn.String() != "" {
+	if gpu, err := p.gpu(&warn, nil, 0); gpu != nil || err != nil || warn.String() != "" {
 		t.Errorf("auto without a device path: %v, %v, %q", gpu, err, warn.String())
 	}
-	if _, ok := validations.Lookup(0); ok {
+	if _, ok := validations.Lookup(nil, 0); ok {
 		t.Error("a validation ran")
+	}
+}
+
+// TestDevicePerCallLibraryEmulated: each call uses the CUDA library its
+// parameters name, in either order within one process: the emulated library
+// (GGCUDA_TEST_LIB) computes on its device, a nonexistent path makes
+// device="cuda" raise naming that path and device="auto" compute on the CPU
+// silently, and Devices and ReleaseGPUMemory report on the library they are
+// given, before and after the other one is used.
+func TestDevicePerCallLibraryEmulated(t *testing.T) {
+	_, emu := openEmulated(t)
+	missing := filepath.Join(t.TempDir(), "absent", "libggcuda.so")
+	x := testBatch(5)
+	cpu, _, err := computeGram(t, x, "cpu", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range []struct {
+		name  string
+		paths []string
+	}{
+		{"emulated first", []string{emu, missing, emu}},
+		{"missing first", []string{missing, emu, missing}},
+	} {
+		t.Run(order.name, func(t *testing.T) {
+			freshValidations(t)
+			for i, p := range order.paths {
+				// validate_gpu false: this test is about which library, not
+				// the validation (TestDeviceValidationEmulated).
+				got, warn, err := computeGram(t, x, "cuda", p, `"validate_gpu": false`)
+				if p == emu {
+					if err != nil || warn != "" {
+						t.Fatalf("call %d, cuda, emulated: %v %q", i, err, warn)
+					}
+					for k := range cpu {
+						if math.Abs(got[k]-cpu[k]) > accuracy.MGK64*math.Abs(cpu[k]) {
+							t.Fatalf("call %d, cuda, emulated: entry %d is %v, the CPU's %v", i, k, got[k], cpu[k])
+						}
+					}
+				} else if err == nil || !strings.Contains(err.Error(), "device='cuda' cannot be used") || !strings.Contains(err.Error(), missing) {
+					t.Errorf("call %d, cuda, missing: error %v, want one naming %s", i, err, missing)
+				}
+				if p == missing {
+					got, warn, err := computeGram(t, x, "auto", p, "")
+					if err != nil || warn != "" || !slices.Equal(got, cpu) {
+						t.Errorf("call %d, auto, missing: %v %q; want the CPU's values, silently", i, err, warn)
+					}
+				}
+				js, err := Devices(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var r deviceReport
+				if err := json.Unmarshal([]byte(js), &r); err != nil {
+					t.Fatal(err)
+				}
+				if p == emu && (!r.Usable || r.Library != p || len(r.Devices) != 1) ||
+					p == missing && (r.Usable || r.Library != p || len(r.Devices) != 0 || !strings.Contains(r.Reason, missing)) {
+					t.Errorf("call %d: Devices(%q) = %s", i, p, js)
+				}
+				if freed, err := ReleaseGPUMemory(p); err != nil || p == missing && freed != 0 {
+					t.Errorf("call %d: ReleaseGPUMemory(%q) = %d, %v", i, p, freed, err)
+				}
+			}
+		})
+	}
+}
+
+// TestDeviceStatePerLibraryEmulated: what the process keeps per device (its
+// self-validation, device="auto"'s rates and latest decision) is kept per
+// library: device 0 of a copy of the emulated library, recorded as failed
+// and never sampled, leaves device 0 of the original validated and planted
+// fast, and the other way round.
+func TestDeviceStatePerLibraryEmulated(t *testing.T) {
+	orig, emu := openEmulated(t)
+	cp := filepath.Join(t.TempDir(), "copy", "libggcuda.so")
+	if err := os.MkdirAll(filepath.Dir(cp), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(emu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other, err := cuda.Open(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other == orig {
+		t.Fatal("the copy opened as the original")
+	}
+	x := testBatch(7)
+	freshValidations(t)
+	plantDevice(orig, true)
+	validations.Record(other, 0, selfcheck.Outcome{State: selfcheck.Failed, Detail: "planted on the copy"})
+	if _, warn, err := computeGram(t, x, "auto", emu, ""); err != nil || warn != "" {
+		t.Fatalf("auto, original: %v %q", err, warn)
+	}
+	if _, _, err := computeGram(t, x, "cuda", cp, ""); err == nil || !strings.Contains(err.Error(), "planted on the copy") {
+		t.Errorf("cuda, copy: %v; want its recorded failure", err)
+	}
+	d, c := device0(t, emu), device0(t, cp)
+	if d.Validation == nil || d.Validation.State != selfcheck.Passed {
+		t.Errorf("original: validation %+v, want passed", d.Validation)
+	}
+	if c.Validation == nil || c.Validation.State != selfcheck.Failed || c.Validation.Detail != "planted on the copy" {
+		t.Errorf("copy: validation %+v, want the planted failure", c.Validation)
+	}
+	if !strings.Contains(d.LastAuto, "the GPU: predicted") || !strings.Contains(d.Auto["marginalized float64"], "planted fast device") {
+		t.Errorf("original: last_auto %q, auto %q; want the planted fast device's decision", d.LastAuto, d.Auto["marginalized float64"])
+	}
+	if c.LastAuto != "" || strings.Contains(c.Auto["marginalized float64"], "planted") {
+		t.Errorf("copy: last_auto %q, auto %q; want none of the original's", c.LastAuto, c.Auto["marginalized float64"])
 	}
 }

@@ -222,7 +222,7 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 	if err != nil {
 		return err
 	}
-	if c.gpu && mode != "gram" {
+	if c.gpu != nil && mode != "gram" {
 		cpuOnly(fmt.Sprintf("mode %q of the explicit-feature kernels", mode), warn)
 	}
 	if mode == "wl_labels" || mode == "core_numbers" {
@@ -255,7 +255,8 @@ func explicit(mode string, params []byte, r *request, b buffers, warn *warnings)
 }
 
 // explicitCall is one call of an explicit-feature kernel: its kind and
-// options, and whether the Gram product goes to the GPU.
+// options, and the CUDA library whose GPU computes the Gram product (nil:
+// the CPU).
 type explicitCall struct {
 	p     *explicitParams
 	kind  featureKind // nil for mode "core_numbers" without features
@@ -263,7 +264,7 @@ type explicitCall struct {
 	wlOpt wl.Options
 	// scale multiplies every Gram and diagonal entry (kind.gramScale()).
 	scale float64
-	gpu   bool
+	gpu   *cuda.Library
 	warn  *warnings
 }
 
@@ -300,8 +301,8 @@ func (c *explicitCall) features(gs []*graph.Graph) ([]*sparsegram.Features, erro
 // (exact: equal to the CPU's entry for entry), on the CPU otherwise or when
 // the GPU cannot take the call (onCPU's convention).
 func (c *explicitCall) product(X, Y *sparsegram.Features, symmetric bool, out []float64) error {
-	if c.gpu {
-		err := cuda.ExplicitGram(X, Y, symmetric, c.opt.Semiring, c.p.DeviceIndex, out, nil)
+	if c.gpu != nil {
+		err := c.gpu.ExplicitGram(X, Y, symmetric, c.opt.Semiring, c.p.DeviceIndex, out, nil)
 		if !onCPU(err, c.warn) {
 			return err
 		}

@@ -25,7 +25,7 @@ func graphHopper(mode string, params []byte, r *request, b buffers, warn *warnin
 	}
 	if gpu, err := p.gpu(warn, nil, p.NJobs); err != nil {
 		return err
-	} else if gpu {
+	} else if gpu != nil {
 		cpuOnly("the GraphHopper kernel", warn)
 	}
 	opt := graphhopper.Options{NodeKernel: nk, NJobs: p.NJobs, Control: r.ctl}

@@ -73,8 +73,8 @@ func marginalized(mode string, params []byte, r *request, b buffers, warn *warni
 	}
 	var bad []mgk.Unconverged
 	done := false
-	if gpu {
-		if bad, done, err = runGPU(mode, &p, opt, r, o, warn); err != nil {
+	if gpu != nil {
+		if bad, done, err = runGPU(gpu, mode, &p, opt, r, o, warn); err != nil {
 			return err
 		}
 	}
@@ -134,21 +134,21 @@ func mgkOutputs(mode string, p *mgkParams, opt mgk.Options, r *request, b buffer
 	return o, err
 }
 
-// runGPU computes mode on the GPU in the precision asked for; done is false
-// when the CPU must compute the result instead (a base kernel outside the
-// compiled-in set).
-func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, o outputs, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
+// runGPU computes mode on the GPU of lib in the precision asked for; done is
+// false when the CPU must compute the result instead (a base kernel outside
+// the compiled-in set).
+func runGPU(lib *cuda.Library, mode string, p *mgkParams, opt mgk.Options, r *request, o outputs, warn *warnings) (bad []mgk.Unconverged, done bool, err error) {
 	X, Y := r.x.graphs, r.y.graphs
 	prec, _ := p.precision() // checked by gpu()
 	switch mode {
 	case "gram":
-		bad, err = cuda.MarginalizedGramStats(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out, o.iters, nil)
+		bad, err = lib.MarginalizedGramStats(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out, o.iters, nil)
 	case "gram_grad":
-		bad, err = cuda.MarginalizedGramGrad(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out, o.grad, o.iters)
+		bad, err = lib.MarginalizedGramGrad(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out, o.grad, o.iters)
 	case "diag":
-		bad, err = cuda.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, prec, o.out)
+		bad, err = lib.MarginalizedDiag(X, r.x.starts, opt, p.DeviceIndex, prec, o.out)
 	case "nodal":
-		bad, err = cuda.MarginalizedNodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out)
+		bad, err = lib.MarginalizedNodal(X, Y, r.x.starts, r.y.starts, r.symmetric, opt, p.DeviceIndex, prec, o.out)
 	case "diag_grad":
 		// n self pairs: the CPU's share of a gradient evaluation that is mostly
 		// a gram_grad block (the low-rank GP kernel's normalization).
@@ -159,7 +159,7 @@ func runGPU(mode string, p *mgkParams, opt mgk.Options, r *request, o outputs, w
 		return nil, false, nil
 	}
 	if errors.Is(err, cuda.ErrLaunchTimeout) {
-		cpu, err := deviceLost(p.deviceParams, err, warn)
+		cpu, err := deviceLost(lib, p.deviceParams, err, warn)
 		return nil, !cpu, err
 	}
 	return bad, true, err

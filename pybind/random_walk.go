@@ -37,7 +37,7 @@ func randomWalk(mode string, params []byte, r *request, b buffers, warn *warning
 	}
 	if gpu, err := p.gpu(warn, nil, p.NJobs); err != nil {
 		return err
-	} else if gpu {
+	} else if gpu != nil {
 		cpuOnly("the random-walk kernel", warn)
 	}
 	return graphKernel(mode, r, b, rwkernel.Gram, rwkernel.Diag, opt)

@@ -48,17 +48,17 @@ func shortestPath(mode string, params []byte, r *request, b buffers, warn *warni
 	if err != nil {
 		return err
 	}
-	if gpu && mode == "gram" {
+	if gpu != nil && mode == "gram" {
 		prec, _ := p.precision() // checked by gpu()
 		out, err := output[float64](b.out, b.outLen, len(r.x.graphs)*len(r.y.graphs), "out")
 		if err != nil {
 			return err
 		}
-		err = cuda.ShortestPathGram(r.x.graphs, r.y.graphs, r.symmetric, opt, p.DeviceIndex, prec, cuda.SPHybrid{}, out, nil)
+		err = gpu.ShortestPathGram(r.x.graphs, r.y.graphs, r.symmetric, opt, p.DeviceIndex, prec, cuda.SPHybrid{}, out, nil)
 		if !onCPU(err, warn) {
 			return err
 		}
-	} else if gpu {
+	} else if gpu != nil {
 		cpuOnly(fmt.Sprintf("mode %q of the shortest-path kernel", mode), warn)
 	}
 	return graphKernel(mode, r, b, spkernel.Gram, spkernel.Diag, opt)

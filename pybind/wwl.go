@@ -38,7 +38,7 @@ func wassersteinWL(mode string, params []byte, r *request, b buffers, warn *warn
 		AttrCol: p.AttrCol, AttrWidth: p.AttrWidth, NJobs: p.NJobs, Control: r.ctl}
 	if gpu, err := p.gpu(warn, nil, p.NJobs); err != nil {
 		return err
-	} else if gpu {
+	} else if gpu != nil {
 		cpuOnly("the Wasserstein Weisfeiler-Lehman kernel", warn)
 	}
 	if err := graphKernel(mode, r, b, wwl.Distances, wwl.Diag, opt); err != nil || p.Distance {

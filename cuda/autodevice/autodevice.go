@@ -50,26 +50,30 @@ func (d Decision) Reason() string {
 		where, min(d.CPUSeconds, d.GPUSeconds), max(d.CPUSeconds, d.GPUSeconds), other, d.Cores, d.Slots, d.Rates.Source)
 }
 
-// Registry holds the calibrated rates per CUDA library, device, kind and
-// precision. The zero value is not usable: NewRegistry makes one. Its
-// methods may be called from any goroutine; samples run one at a time.
+// Registry holds the calibrated rates per CUDA library (the cuda.Library
+// sampled), device, kind and precision: device 0 of one library is not
+// device 0 of another. The zero value is not usable: NewRegistry makes one.
+// Its methods may be called from any goroutine; samples run one at a time.
 type Registry struct {
 	mu    sync.Mutex
 	rates map[key]calibration
 	// sample computes one kind's timed sample (sample, unless a test
 	// replaces it).
-	sample func(device int, k costmodel.Kind, prec cuda.Precision, cores int) (timing, error)
+	sample func(lib *cuda.Library, device int, k costmodel.Kind, prec cuda.Precision, cores int) (timing, error)
 }
 
 // calibration is the rates in use for one key and the device's
-// multiprocessors, read once with them (cuda.Devices asks the driver).
+// multiprocessors, read once with them (Library.Devices asks the driver).
 type calibration struct {
 	rates costmodel.Rates
 	slots int
 }
 
+// key is a kind and precision on a device of a library: cuda.Open gives one
+// *cuda.Library a library file and process, so the pointer names the
+// library.
 type key struct {
-	library string
+	library *cuda.Library
 	device  int
 	kind    costmodel.Kind
 	prec    cuda.Precision
@@ -81,13 +85,10 @@ func NewRegistry() *Registry {
 	return &Registry{rates: map[key]calibration{}, sample: sample}
 }
 
-func keyOf(device int, k costmodel.Kind, prec cuda.Precision) key {
-	return key{cuda.LibraryPath(), device, k, prec}
-}
-
-// Slots returns the device's multiprocessors, 0 when it cannot be read.
-func Slots(device int) int {
-	devs, err := cuda.Devices()
+// Slots returns the multiprocessors of device of lib, 0 when they cannot be
+// read.
+func Slots(lib *cuda.Library, device int) int {
+	devs, err := lib.Devices()
 	if err != nil {
 		return 0
 	}
@@ -99,24 +100,24 @@ func Slots(device int) int {
 	return 0
 }
 
-// Rates returns the rates of kind k in precision prec on device, timing the
-// sample on the first call for them. A sample that fails leaves the default
-// rates, with the failure in their Source.
-func (r *Registry) Rates(device int, k costmodel.Kind, prec cuda.Precision) costmodel.Rates {
-	return r.calibrated(device, k, prec).rates
+// Rates returns the rates of kind k in precision prec on device of lib,
+// timing the sample on the first call for them. A sample that fails leaves
+// the default rates, with the failure in their Source.
+func (r *Registry) Rates(lib *cuda.Library, device int, k costmodel.Kind, prec cuda.Precision) costmodel.Rates {
+	return r.calibrated(lib, device, k, prec).rates
 }
 
 // calibrated is Rates with the device's multiprocessors.
-func (r *Registry) calibrated(device int, k costmodel.Kind, prec cuda.Precision) calibration {
+func (r *Registry) calibrated(lib *cuda.Library, device int, k costmodel.Kind, prec cuda.Precision) calibration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	kk := keyOf(device, k, prec)
+	kk := key{lib, device, k, prec}
 	if c, ok := r.rates[kk]; ok {
 		return c
 	}
-	slots, cores := Slots(device), runtime.GOMAXPROCS(0)
+	slots, cores := Slots(lib, device), runtime.GOMAXPROCS(0)
 	rates := costmodel.Default(k, prec == cuda.Float32, slots)
-	s, err := r.sample(device, k, prec, cores)
+	s, err := r.sample(lib, device, k, prec, cores)
 	if err != nil {
 		rates.Source += fmt.Sprintf("; the timed sample failed (%v)", err)
 	} else {
@@ -131,38 +132,39 @@ func (r *Registry) calibrated(device int, k costmodel.Kind, prec cuda.Precision)
 
 // Lookup returns the rates in use without sampling: calibrated is false
 // when no sample has run and the rates are the defaults.
-func (r *Registry) Lookup(device int, k costmodel.Kind, prec cuda.Precision) (rates costmodel.Rates, calibrated bool) {
+func (r *Registry) Lookup(lib *cuda.Library, device int, k costmodel.Kind, prec cuda.Precision) (rates costmodel.Rates, calibrated bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c, ok := r.rates[keyOf(device, k, prec)]; ok {
+	if c, ok := r.rates[key{lib, device, k, prec}]; ok {
 		return c.rates, true
 	}
-	return costmodel.Default(k, prec == cuda.Float32, Slots(device)), false
+	return costmodel.Default(k, prec == cuda.Float32, Slots(lib, device)), false
 }
 
-// Plant sets the rates of device, kind and precision for the rest of the
-// registry's life, as if a sample had given them: tests plant a fast or a
-// slow device with it.
-func (r *Registry) Plant(device int, k costmodel.Kind, prec cuda.Precision, rates costmodel.Rates) {
+// Plant sets the rates of device of lib, kind and precision for the rest of
+// the registry's life, as if a sample had given them: tests plant a fast or
+// a slow device with it.
+func (r *Registry) Plant(lib *cuda.Library, device int, k costmodel.Kind, prec cuda.Precision, rates costmodel.Rates) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rates[keyOf(device, k, prec)] = calibration{rates, Slots(device)}
+	r.rates[key{lib, device, k, prec}] = calibration{rates, Slots(lib, device)}
 }
 
-// Decide predicts w on device in precision prec against cores CPU workers
-// (≤ 0: all of them) and says where it is faster.
-func (r *Registry) Decide(device int, w costmodel.Workload, prec cuda.Precision, cores int) Decision {
+// Decide predicts w on device of lib in precision prec against cores CPU
+// workers (≤ 0: all of them) and says where it is faster.
+func (r *Registry) Decide(lib *cuda.Library, device int, w costmodel.Workload, prec cuda.Precision, cores int) Decision {
 	if cores <= 0 {
 		cores = runtime.GOMAXPROCS(0)
 	}
-	c := r.calibrated(device, w.Kind, prec)
+	c := r.calibrated(lib, device, w.Kind, prec)
 	return Decision{Prediction: c.rates.Predict(w, cores, c.slots), Rates: c.rates, Cores: cores, Slots: c.slots}
 }
 
 // Summary says what device="auto" does for kind k in precision prec on
-// device with cores CPU workers, from the rates in use (no sample is run).
-func (r *Registry) Summary(device int, k costmodel.Kind, prec cuda.Precision, cores int) string {
-	rates, calibrated := r.Lookup(device, k, prec)
+// device of lib with cores CPU workers, from the rates in use (no sample is
+// run).
+func (r *Registry) Summary(lib *cuda.Library, device int, k costmodel.Kind, prec cuda.Precision, cores int) string {
+	rates, calibrated := r.Lookup(lib, device, k, prec)
 	state := "default rates (" + rates.Source + "; a sample is timed on the first call)"
 	if calibrated {
 		state = "rates: " + rates.Source
@@ -265,7 +267,8 @@ type timing struct {
 // an old one, would otherwise hold the first call for seconds).
 const subsample = 4
 
-// sample times kind k's sample on the CPU (cores workers) and on the device:
+// sample times kind k's sample on the CPU (cores workers) and on device of
+// lib:
 // a symmetric Gram matrix of molecule-sized graphs, the faster of two runs on
 // each side, the device's after its subsample (one run). The marginalized
 // kind's 72 graphs (2,628 pairs) are more pairs than the largest GPUs have
@@ -273,7 +276,7 @@ const subsample = 4
 // sample runs the warp solver as the calls of many molecules do; the
 // shortest-path kind has 24 graphs (300 pairs), the explicit kind the WL
 // features of 200.
-func sample(device int, k costmodel.Kind, prec cuda.Precision, cores int) (s timing, err error) {
+func sample(lib *cuda.Library, device int, k costmodel.Kind, prec cuda.Precision, cores int) (s timing, err error) {
 	n := map[costmodel.Kind]int{costmodel.Marginalized: 72, costmodel.ShortestPath: 24, costmodel.Explicit: 200}[k]
 	X := sampleGraphs(n)
 	var cpu func() error
@@ -285,7 +288,7 @@ func sample(device int, k costmodel.Kind, prec cuda.Precision, cores int) (s tim
 		out := make([]float64, len(X)*len(X))
 		cpu = func() error { _, err := mgk.Gram(X, nil, nil, nil, true, opt, out, nil); return err }
 		gpu = func(X []*graph.Graph) error {
-			_, err := cuda.MarginalizedGram(X, nil, nil, nil, true, opt, device, prec, out[:len(X)*len(X)])
+			_, err := lib.MarginalizedGram(X, nil, nil, nil, true, opt, device, prec, out[:len(X)*len(X)])
 			return err
 		}
 	case costmodel.ShortestPath:
@@ -293,7 +296,7 @@ func sample(device int, k costmodel.Kind, prec cuda.Precision, cores int) (s tim
 		out := make([]float64, len(X)*len(X))
 		cpu = func() error { return spkernel.Gram(X, nil, true, opt, out) }
 		gpu = func(X []*graph.Graph) error {
-			return cuda.ShortestPathGram(X, nil, true, opt, device, prec, cuda.SPHybrid{CPUWork: -1}, out[:len(X)*len(X)], nil)
+			return lib.ShortestPathGram(X, nil, true, opt, device, prec, cuda.SPHybrid{CPUWork: -1}, out[:len(X)*len(X)], nil)
 		}
 	case costmodel.Explicit:
 		features := func(X []*graph.Graph) (*sparsegram.Features, error) {
@@ -313,7 +316,7 @@ func sample(device int, k costmodel.Kind, prec cuda.Precision, cores int) (s tim
 					return err
 				}
 			}
-			return cuda.ExplicitGram(f, nil, true, sparsegram.SumProduct, device, out[:len(X)*len(X)], nil)
+			return lib.ExplicitGram(f, nil, true, sparsegram.SumProduct, device, out[:len(X)*len(X)], nil)
 		}
 	default:
 		return s, fmt.Errorf("no sample for %v", k)
@@ -334,7 +337,7 @@ func sample(device int, k costmodel.Kind, prec cuda.Precision, cores int) (s tim
 		return s, fmt.Errorf("CPU: %w", err)
 	}
 	// A device not yet warmed up would load its kernels inside the timing.
-	if _, err := cuda.WarmUp(device); err != nil {
+	if _, err := lib.WarmUp(device); err != nil {
 		return s, fmt.Errorf("GPU: %w", err)
 	}
 	part := X[:subsample]

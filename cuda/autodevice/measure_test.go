@@ -108,17 +108,20 @@ func TestMeasureIssue50(t *testing.T) {
 	if os.Getenv("GGCUDA_MEASURE") != "1" {
 		t.Skip("GGCUDA_MEASURE=1 not set: the issue #50 measurements run on a GPU machine (cuda/gpu_suite.sh measure)")
 	}
-	lib := os.Getenv("GGCUDA_TEST_LIB")
-	if lib == "" || !cuda.Built {
+	path := os.Getenv("GGCUDA_TEST_LIB")
+	if path == "" || !cuda.Built {
 		t.Skip("GGCUDA_TEST_LIB not set or no cuda build tag")
 	}
-	cuda.SetLibraryPath(lib)
-	if err := cuda.Check(0); err != nil {
+	lib, err := cuda.Open(path)
+	if err == nil {
+		err = lib.Check(0)
+	}
+	if err != nil {
 		t.Skipf("no CUDA device: %v", err)
 	}
 	only := strings.Split(os.Getenv("GGCUDA_MEASURE_SETS"), ",")
 	sets := measureSets(t)
-	first := firstCall(t, sets[1])
+	first := firstCall(t, lib, sets[1])
 	reg := NewRegistry()
 	var rows []measurement
 	for _, set := range sets {
@@ -137,7 +140,7 @@ func TestMeasureIssue50(t *testing.T) {
 			got := make([]float64, n*n)
 			var st cuda.Stats
 			t1 := time.Now()
-			if _, err := cuda.MarginalizedGramStats(gs, nil, nil, nil, true, opt, 0, prec, got, nil, &st); err != nil {
+			if _, err := lib.MarginalizedGramStats(gs, nil, nil, nil, true, opt, 0, prec, got, nil, &st); err != nil {
 				t.Fatal(err)
 			}
 			gpuS := time.Since(t1).Seconds()
@@ -152,7 +155,7 @@ func TestMeasureIssue50(t *testing.T) {
 			if worst > bound {
 				t.Errorf("%s, float%d: worst relative error %.3g > %g", set.name, prec, worst, bound)
 			}
-			d := reg.Decide(0, WorkloadOf(costmodel.Marginalized, gs, nil, true), prec, runtime.GOMAXPROCS(0))
+			d := reg.Decide(lib, 0, WorkloadOf(costmodel.Marginalized, gs, nil, true), prec, runtime.GOMAXPROCS(0))
 			autoS := cpuS
 			if d.GPU {
 				autoS = gpuS
@@ -179,7 +182,7 @@ func TestMeasureIssue50(t *testing.T) {
 }
 
 // firstCallTimes are the wall times of a process's first device calls
-// (issue #50 item 5): cuda.WarmUp (context, properties, kernels loaded),
+// (issue #50 item 5): Library.WarmUp (context, properties, kernels loaded),
 // then set's float64 Gram matrix twice ($GGCUDA_MEASURE_FIRST graphs of it,
 // default all).
 type firstCallTimes struct {
@@ -190,15 +193,15 @@ type firstCallTimes struct {
 	SolveMS      float64 `json:"second_call_solve_ms"`
 }
 
-// firstCall measures firstCallTimes on set; it must run before any other
+// firstCall measures firstCallTimes on set with lib; it must run before any other
 // device call of the process.
-func firstCall(t *testing.T, set measureSet) firstCallTimes {
+func firstCall(t *testing.T, lib *cuda.Library, set measureSet) firstCallTimes {
 	if n, err := strconv.Atoi(os.Getenv("GGCUDA_MEASURE_FIRST")); err == nil && n > 0 && n < len(set.gs) {
 		set.gs = set.gs[:n] // a smaller run (the emulated library)
 		set.name = fmt.Sprintf("%s (first %d)", set.name, n)
 	}
 	f := firstCallTimes{Set: set.name}
-	took, err := cuda.WarmUp(0)
+	took, err := lib.WarmUp(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +210,7 @@ func firstCall(t *testing.T, set measureSet) firstCallTimes {
 	for k, ms := range []*float64{&f.FirstCallMS, &f.SecondCallMS} {
 		var st cuda.Stats
 		t0 := time.Now()
-		if _, err := cuda.MarginalizedGramStats(set.gs, nil, nil, nil, true, set.opt, 0, cuda.Float64, out, nil, &st); err != nil {
+		if _, err := lib.MarginalizedGramStats(set.gs, nil, nil, nil, true, set.opt, 0, cuda.Float64, out, nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		*ms = time.Since(t0).Seconds() * 1e3

@@ -32,7 +32,7 @@ type variant struct {
 	// bound is the largest error (accuracy.Err, scale the CPU matrix's) the
 	// device result may have; 0 asks for equality.
 	bound float64
-	gpu   func(device int, out []float64) error
+	gpu   func(lib *cuda.Library, device int, out []float64) error
 }
 
 // validationGraphs are the validation's graphs: fixed random labeled,
@@ -80,10 +80,10 @@ func validationGraphs() []*graph.Graph {
 
 // precisions are the variants of a floating-point kernel: gpu in float64
 // and float32, within bound64 and bound32.
-func precisions(bound64, bound32 float64, gpu func(device int, prec cuda.Precision, out []float64) error) []variant {
+func precisions(bound64, bound32 float64, gpu func(lib *cuda.Library, device int, prec cuda.Precision, out []float64) error) []variant {
 	return []variant{
-		{"float64", bound64, func(device int, out []float64) error { return gpu(device, cuda.Float64, out) }},
-		{"float32", bound32, func(device int, out []float64) error { return gpu(device, cuda.Float32, out) }},
+		{"float64", bound64, func(lib *cuda.Library, device int, out []float64) error { return gpu(lib, device, cuda.Float64, out) }},
+		{"float32", bound32, func(lib *cuda.Library, device int, out []float64) error { return gpu(lib, device, cuda.Float32, out) }},
 	}
 }
 
@@ -118,8 +118,8 @@ func validationCases(X []*graph.Graph) []validationCase {
 				_, err := mgk.Gram(X, nil, nil, nil, true, opt, out, nil)
 				return err
 			},
-			variants: precisions(accuracy.MGKCheck64, accuracy.MGKCheck32, func(device int, prec cuda.Precision, out []float64) error {
-				_, err := cuda.MarginalizedGram(X, nil, nil, nil, true, opt, device, prec, out)
+			variants: precisions(accuracy.MGKCheck64, accuracy.MGKCheck32, func(lib *cuda.Library, device int, prec cuda.Precision, out []float64) error {
+				_, err := lib.MarginalizedGram(X, nil, nil, nil, true, opt, device, prec, out)
 				return err
 			}),
 		})
@@ -127,8 +127,8 @@ func validationCases(X []*graph.Graph) []validationCase {
 	cases = append(cases, validationCase{
 		name: "shortest-path kernel",
 		cpu:  func(out []float64) error { return spkernel.Gram(X, nil, true, sp, out) },
-		variants: precisions(accuracy.SP64, accuracy.SP32, func(device int, prec cuda.Precision, out []float64) error {
-			return cuda.ShortestPathGram(X, nil, true, sp, device, prec, cuda.SPHybrid{CPUWork: -1}, out, nil)
+		variants: precisions(accuracy.SP64, accuracy.SP32, func(lib *cuda.Library, device int, prec cuda.Precision, out []float64) error {
+			return lib.ShortestPathGram(X, nil, true, sp, device, prec, cuda.SPHybrid{CPUWork: -1}, out, nil)
 		}),
 	})
 	// The explicit-feature kernels: the feature maps are the CPU's (package
@@ -157,12 +157,12 @@ func validationCases(X []*graph.Graph) []validationCase {
 					}
 					return sparsegram.Gram(F, nil, true, sparsegram.Options{Semiring: s.semiring, NJobs: 1}, out)
 				},
-				variants: []variant{{"exact", 0, func(device int, out []float64) error {
+				variants: []variant{{"exact", 0, func(lib *cuda.Library, device int, out []float64) error {
 					F, err := f.features()
 					if err != nil {
 						return err
 					}
-					return cuda.ExplicitGram(F, nil, true, s.semiring, device, out, nil)
+					return lib.ExplicitGram(F, nil, true, s.semiring, device, out, nil)
 				}}},
 			})
 		}
@@ -170,20 +170,20 @@ func validationCases(X []*graph.Graph) []validationCase {
 	return cases
 }
 
-// run computes every case on device and on the CPU and returns the number of
-// Gram matrices compared, or the first disagreement or error. skew, when not
-// 0, scales every device result by 1 + skew (Registry.skew).
-func run(device int, skew float64) (compared int, err error) {
+// run computes every case on device of lib and on the CPU and returns the
+// number of Gram matrices compared, or the first disagreement or error.
+// skew, when not 0, scales every device result by 1 + skew (Registry.skew).
+func run(lib *cuda.Library, device int, skew float64) (compared int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the validation panicked: %v", r)
 		}
 	}()
-	// The device is warmed up (context, kernels loaded: cuda.WarmUp) while
+	// The device is warmed up (context, kernels loaded: Library.WarmUp) while
 	// the CPU computes the references, so that neither waits for the other.
 	warm := make(chan error, 1)
 	go func() {
-		_, err := cuda.WarmUp(device)
+		_, err := lib.WarmUp(device)
 		warm <- err
 	}()
 	X := validationGraphs()
@@ -207,7 +207,7 @@ func run(device int, skew float64) (compared int, err error) {
 	for i, c := range cases {
 		want := wants[i]
 		for _, v := range c.variants {
-			if err := compareDevice(c.name+", "+v.label, v, device, n, want, skew); err != nil {
+			if err := compareDevice(c.name+", "+v.label, v, lib, device, n, want, skew); err != nil {
 				return compared, err
 			}
 			compared++
@@ -216,11 +216,11 @@ func run(device int, skew float64) (compared int, err error) {
 	return compared, nil
 }
 
-// compareDevice computes variant v (named name in messages) on device and
-// compares it with the CPU's n×n want.
-func compareDevice(name string, v variant, device, n int, want []float64, skew float64) error {
+// compareDevice computes variant v (named name in messages) on device of
+// lib and compares it with the CPU's n×n want.
+func compareDevice(name string, v variant, lib *cuda.Library, device, n int, want []float64, skew float64) error {
 	got := make([]float64, len(want))
-	if err := v.gpu(device, got); err != nil {
+	if err := v.gpu(lib, device, got); err != nil {
 		return fmt.Errorf("%s failed on the device: %v", name, err)
 	}
 	if skew != 0 {

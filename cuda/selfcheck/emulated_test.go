@@ -8,18 +8,21 @@ import (
 	"github.com/graphgram/graphgram/cuda"
 )
 
-// emulated points the CUDA bridge at the emulated library of
-// $GGCUDA_TEST_LIB, or skips.
-func emulated(t *testing.T) {
+// emulated opens the emulated library of $GGCUDA_TEST_LIB, or skips.
+func emulated(t *testing.T) *cuda.Library {
 	t.Helper()
-	lib := os.Getenv("GGCUDA_TEST_LIB")
-	if lib == "" || !cuda.Built {
+	path := os.Getenv("GGCUDA_TEST_LIB")
+	if path == "" || !cuda.Built {
 		t.Skip("GGCUDA_TEST_LIB not set or no cuda build tag: no emulated CUDA library to validate")
 	}
-	cuda.SetLibraryPath(lib)
-	if err := cuda.Check(0); err != nil {
+	lib, err := cuda.Open(path)
+	if err == nil {
+		err = lib.Check(0)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
+	return lib
 }
 
 // TestValidateEmulated runs the self-validation on the emulated CUDA library
@@ -30,7 +33,7 @@ func emulated(t *testing.T) {
 // floating-point kernels' bounds allow, it fails on the explicit-feature
 // Gram, whose bound is equality.
 func TestValidateEmulated(t *testing.T) {
-	emulated(t)
+	lib := emulated(t)
 	for _, c := range []struct {
 		name   string
 		skew   float64
@@ -45,8 +48,8 @@ func TestValidateEmulated(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := &Registry{done: map[string]*entry{}, skew: c.skew}
-			o := r.Validate(0)
+			r := &Registry{done: map[key]*entry{}, skew: c.skew}
+			o := r.Validate(lib, 0)
 			t.Logf("%s in %.3f s", o.Detail, o.Seconds)
 			if o.State != c.state || !(o.Seconds > 0) {
 				t.Errorf("outcome %+v, want state %v", o, c.state)
@@ -56,13 +59,13 @@ func TestValidateEmulated(t *testing.T) {
 					t.Errorf("detail %q lacks %q", o.Detail, want)
 				}
 			}
-			if again := r.Validate(0); again != o {
+			if again := r.Validate(lib, 0); again != o {
 				t.Errorf("second Validate %+v, first %+v: it must not run again", again, o)
 			}
-			if got, ok := r.Lookup(0); !ok || got != o {
+			if got, ok := r.Lookup(lib, 0); !ok || got != o {
 				t.Errorf("Lookup %+v %v", got, ok)
 			}
-			if r.Announce(0) != (c.state == Failed) || r.Announce(0) {
+			if r.Announce(lib, 0) != (c.state == Failed) || r.Announce(lib, 0) {
 				t.Errorf("Announce of a %v outcome", c.state)
 			}
 		})

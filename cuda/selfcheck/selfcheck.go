@@ -7,8 +7,9 @@
 // and float32; the explicit-feature Gram of WL and edge-histogram features in
 // both semirings, exact) and compares them within the accuracy contract of
 // each (package internal/accuracy's measure). The Outcome, Passed or Failed
-// with what disagreed and by how much, is kept per CUDA library and device
-// for the life of the Registry (pybind holds one for the process).
+// with what disagreed and by how much, is kept per CUDA library (the
+// cuda.Library the validation ran on) and device for the life of the Registry
+// (pybind holds one for the process).
 //
 // What a failure means to a caller (fall back to the CPU with a warning,
 // refuse device='cuda') is the caller's: see pybind/device.go. The package
@@ -83,12 +84,14 @@ type Outcome struct {
 // State marshals as text, so Outcome marshals as the JSON above.
 var _ encoding.TextMarshaler = Passed
 
-// Registry holds the outcomes per CUDA library (cuda.LibraryPath) and device
-// index. The zero value is not usable: NewRegistry makes one. Its methods may
-// be called from any goroutine; validations run one at a time.
+// Registry holds the outcomes per CUDA library and device index: device 0 of
+// one library is not device 0 of another (two builds of libggcuda.so in one
+// process), and each is validated on its own. The zero value is not usable:
+// NewRegistry makes one. Its methods may be called from any goroutine;
+// validations run one at a time.
 type Registry struct {
 	mu   sync.Mutex
-	done map[string]*entry
+	done map[key]*entry
 	// skew, when not 0, scales every device result of a validation by
 	// 1 + skew before the comparison: this package's tests plant a wrong
 	// device result with it.
@@ -104,27 +107,30 @@ type entry struct {
 // NewRegistry returns an empty registry: every device is validated on its
 // first Validate.
 func NewRegistry() *Registry {
-	return &Registry{done: map[string]*entry{}}
+	return &Registry{done: map[key]*entry{}}
 }
 
-func key(device int) string {
-	return fmt.Sprintf("%s#%d", cuda.LibraryPath(), device)
+// key is a device of a library: cuda.Open gives one *cuda.Library a library
+// file and process, so the pointer names the library.
+type key struct {
+	lib    *cuda.Library
+	device int
 }
 
-// Validate returns device's outcome, running the validation on the first
-// call for the CUDA library in use and device. The caller has checked that
-// the device is usable (cuda.Check); if it is not, the outcome is Failed
+// Validate returns the outcome of device of the library lib, running the
+// validation there on the first call for them. The caller has checked that
+// the device is usable (lib.Check); if it is not, the outcome is Failed
 // with the device's error.
-func (r *Registry) Validate(device int) Outcome {
+func (r *Registry) Validate(lib *cuda.Library, device int) Outcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	k := key(device)
+	k := key{lib, device}
 	if e, ok := r.done[k]; ok {
 		return e.Outcome
 	}
 	t := time.Now()
 	o := Outcome{State: Passed}
-	if compared, err := run(device, r.skew); err != nil {
+	if compared, err := run(lib, device, r.skew); err != nil {
 		o.State, o.Detail = Failed, err.Error()
 	} else {
 		o.Detail = fmt.Sprintf("%d Gram matrices agreed with the CPU", compared)
@@ -134,36 +140,36 @@ func (r *Registry) Validate(device int) Outcome {
 	return o
 }
 
-// Lookup returns device's outcome without running the validation; false
-// when none has been run or recorded.
-func (r *Registry) Lookup(device int) (Outcome, bool) {
+// Lookup returns the outcome of device of lib without running the
+// validation; false when none has been run or recorded.
+func (r *Registry) Lookup(lib *cuda.Library, device int) (Outcome, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, ok := r.done[key(device)]
+	e, ok := r.done[key{lib, device}]
 	if !ok {
 		return Outcome{}, false
 	}
 	return e.Outcome, true
 }
 
-// Record sets device's outcome for the rest of the registry's life, as if
-// its validation had given it: a device whose context a call has lost (a
-// launch stopped by the watchdog, cuda.ErrLaunchTimeout) is recorded Failed
-// with the error. The outcome is not yet announced.
-func (r *Registry) Record(device int, o Outcome) {
+// Record sets the outcome of device of lib for the rest of the registry's
+// life, as if its validation had given it: a device whose context a call has
+// lost (a launch stopped by the watchdog, cuda.ErrLaunchTimeout) is recorded
+// Failed with the error. The outcome is not yet announced.
+func (r *Registry) Record(lib *cuda.Library, device int, o Outcome) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.done[key(device)] = &entry{Outcome: o}
+	r.done[key{lib, device}] = &entry{Outcome: o}
 }
 
-// Announce reports whether device's Failed outcome is yet to be announced,
-// and marks it announced: true once per failure recorded or validated, false
-// for a Passed or absent outcome. Callers say what a failure means (a
-// warning) only when it returns true.
-func (r *Registry) Announce(device int) bool {
+// Announce reports whether the Failed outcome of device of lib is yet to be
+// announced, and marks it announced: true once per failure recorded or
+// validated, false for a Passed or absent outcome. Callers say what a
+// failure means (a warning) only when it returns true.
+func (r *Registry) Announce(lib *cuda.Library, device int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, ok := r.done[key(device)]
+	e, ok := r.done[key{lib, device}]
 	if !ok || e.State != Failed || e.announced {
 		return false
 	}

@@ -33,11 +33,12 @@ func TestValidationCasesCPU(t *testing.T) {
 	if matrices != 10 {
 		t.Errorf("%d Gram matrices compared, want 10", matrices)
 	}
-	if cuda.Check(0) != nil {
-		if _, err := run(0, 0); err == nil || !strings.Contains(err.Error(), "failed on the device") {
+	lib, err := cuda.Open("")
+	if err != nil || lib.Check(0) != nil {
+		if _, err := run(lib, 0, 0); err == nil || !strings.Contains(err.Error(), "failed on the device") {
 			t.Errorf("no usable device: validation error %v", err)
 		}
-		o := NewRegistry().Validate(0)
+		o := NewRegistry().Validate(lib, 0)
 		if o.State != Failed || !strings.Contains(o.Detail, "failed on the device") || !(o.Seconds > 0) {
 			t.Errorf("no usable device: outcome %+v", o)
 		}
@@ -73,32 +74,49 @@ func TestOutcomeJSON(t *testing.T) {
 }
 
 // TestRegistryRecord: a recorded outcome is looked up and replaces the
-// validation; a failure is announced once, a pass never.
+// validation; a failure is announced once, a pass never; outcomes are kept
+// per library (nil and a zero cuda.Library stand for two libraries here)
+// and device, and per registry.
 func TestRegistryRecord(t *testing.T) {
 	t.Parallel()
+	var lib, other *cuda.Library = nil, new(cuda.Library)
 	r := NewRegistry()
-	if o, ok := r.Lookup(3); ok {
+	if o, ok := r.Lookup(lib, 3); ok {
 		t.Fatalf("fresh registry: %+v", o)
 	}
-	if r.Announce(3) {
+	if r.Announce(lib, 3) {
 		t.Error("announced an absent outcome")
 	}
-	r.Record(3, Outcome{State: Passed, Detail: "ok"})
-	if r.Announce(3) {
+	r.Record(lib, 3, Outcome{State: Passed, Detail: "ok"})
+	if r.Announce(lib, 3) {
 		t.Error("announced a pass")
 	}
 	lost := Outcome{State: Failed, Detail: "device 3: cudaErrorLaunchTimeout"}
-	r.Record(3, lost)
-	if o, ok := r.Lookup(3); !ok || o != lost {
+	r.Record(lib, 3, lost)
+	if o, ok := r.Lookup(lib, 3); !ok || o != lost {
 		t.Errorf("Lookup after Record: %+v %v", o, ok)
 	}
-	if o := r.Validate(3); o != lost {
+	if o := r.Validate(lib, 3); o != lost {
 		t.Errorf("Validate after Record: %+v (it must not run again)", o)
 	}
-	if !r.Announce(3) || r.Announce(3) {
+	if !r.Announce(lib, 3) || r.Announce(lib, 3) {
 		t.Error("a failure must be announced exactly once")
 	}
-	if _, ok := NewRegistry().Lookup(3); ok {
-		t.Error("registries share outcomes")
+	for _, c := range []struct {
+		name   string
+		r      *Registry
+		lib    *cuda.Library
+		device int
+	}{
+		{"another registry", NewRegistry(), lib, 3},
+		{"another library", r, other, 3},
+		{"another device", r, lib, 2},
+	} {
+		if o, ok := c.r.Lookup(c.lib, c.device); ok {
+			t.Errorf("%s shares the outcome: %+v", c.name, o)
+		}
+		if c.r.Announce(c.lib, c.device) {
+			t.Errorf("%s: announced a failure recorded elsewhere", c.name)
+		}
 	}
 }

@@ -301,8 +301,15 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 		g, start := all[i], starts[i]
 		if SideCacheBytes > 0 {
 			keys[i] = sideKey(g, start)
-			if e := sideCache.get(keys[i], g, start, refine, packMin); e != nil {
+			e, full := sideCache.get(keys[i], g, start, refine, packMin)
+			if full {
 				cached[i], qs[i], qfp[i] = e, e.q, e.qfp
+				return nil
+			}
+			if e != nil {
+				// The quotient is cached (QuotientOf's, or another packing's
+				// entry): only the side is to be built, and cached.
+				qs[i], qfp[i], copyStarts[i] = e.q, e.qfp, e.start
 				return nil
 			}
 			start = slices.Clone(start) // nil stays nil
@@ -368,7 +375,7 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 			for _, j := range set.members[u] {
 				if j += offset; cached[j] == nil {
 					sideCache.put(keys[j], &preparedSide{g: all[j], start: copyStarts[j], refine: refine,
-						packMin: packMin, q: qs[j], qfp: qfp[j], s: set.sides[u], bytes: sizeOf(all[j])})
+						packMin: packMin, q: qs[j], qfp: qfp[j], sided: true, s: set.sides[u], bytes: sizeOf(all[j])})
 				}
 			}
 		}
@@ -380,12 +387,18 @@ func prepareSides(X, Y []*graph.Graph, startX, startY [][]float64, opt *Options)
 // safeQuotient is quotientOf with a panic (a graph corrupted after
 // construction) returned as an error naming the graph, as the workers do.
 func safeQuotient(name string, g *graph.Graph, start []float64) (q quotient, err error) {
+	return safely(name, func() quotient { return quotientOf(g, start) })
+}
+
+// safely returns f's quotient, or its panic (a graph corrupted after
+// construction) as an error naming the graph name.
+func safely(name string, f func() quotient) (q quotient, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("mgk: panic while refining %s: %v", name, r)
 		}
 	}()
-	return quotientOf(g, start), nil
+	return f(), nil
 }
 
 // Check validates the arguments of Gram (and Nodal, GramGrad) as this

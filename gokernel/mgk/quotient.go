@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/graphgram/graphgram/gokernel/graph"
 )
@@ -63,9 +64,14 @@ func rankBy(n int, compare func(a, b int32) int) ([]int32, int) {
 	return ids, int(r) + min(n, 1)
 }
 
+// refinements counts quotientOf's refinements (for the tests: a quotient
+// found in the side cache is not refined again).
+var refinements atomic.Int64
+
 // quotientOf refines g alone (start probabilities start, nil for all ones)
 // and returns its quotient.
 func quotientOf(g *graph.Graph, start []float64) quotient {
+	refinements.Add(1)
 	// Initial colours: start probability and node feature row; edge labels:
 	// weight and feature row; ranked by value. -0 and 0 are told apart,
 	// which only costs a merge.
@@ -212,8 +218,16 @@ type QuotientGraph struct {
 // start-probability values (start nil: all ones), the one Gram, Diag and
 // GramGrad solve on; it depends on g and start alone. name (e.g. "X[3]")
 // names g in the error returned for a graph corrupted after construction.
+//
+// The quotient is kept in the solvers' cache of prepared graphs
+// (SideCacheBytes), keyed by g's content and start: a later QuotientOf, Gram,
+// Diag or GramGrad of a graph with the same content and start probabilities
+// (the same graph, or an equal one) takes it from there instead of refining
+// again, and QuotientOf takes those calls' quotients. What it returns is then
+// shared with the cache and other callers: read it, never write to it (Graph
+// may be an equal graph met earlier, Start a copy of an equal start).
 func QuotientOf(name string, g *graph.Graph, start []float64) (QuotientGraph, error) {
-	q, err := safeQuotient(name, g, start)
+	q, err := safely(name, func() quotient { return sideCache.quotient(g, start) })
 	if err != nil {
 		return QuotientGraph{}, err
 	}
