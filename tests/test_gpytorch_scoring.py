@@ -242,6 +242,10 @@ def test_molecular_bo_kernel_is_centred_on_molecular_gp_kernel(pool):
     np.testing.assert_allclose(base.theta_prior.loc.numpy(), preset.k1.k2.theta)
     assert float(covar.outputscale) == pytest.approx(preset.k1.k1.constant_value)
     assert float(covar.outputscale_prior.loc) == pytest.approx(np.log(preset.k1.k1.constant_value))
+    # However wild a line search's step, the output scale stays where its prior is defined.
+    covar.initialize(raw_outputscale=torch.tensor(-1e3, dtype=torch.float64))
+    assert float(covar.outputscale) >= 0.99e-4          # the bound, rounded to float32 by GPyTorch
+    assert torch.isfinite(covar.outputscale_prior.log_prob(covar.outputscale))
     for bad in (0, -1.0, float("nan"), True, "1"):
         with pytest.raises(ValueError, match="theta_spread"):
             molecular_bo_kernel(pool, theta_spread=bad)

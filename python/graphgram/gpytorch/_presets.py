@@ -2,6 +2,7 @@
 
 import numpy as np
 import torch
+from gpytorch.constraints import GreaterThan
 from gpytorch.kernels import ScaleKernel
 from gpytorch.priors import LogNormalPrior, NormalPrior
 
@@ -58,7 +59,10 @@ def molecular_bo_kernel(graphs, theta_spread=0.5, signal_spread=1.5, **kwargs):
     theta = torch.as_tensor(np.asarray(graph_kernel.theta, dtype=np.float64))
     prior = NormalPrior(theta, torch.full_like(theta, theta_spread))
     base = GPyTorchGraphKernel(graph_kernel, graphs, theta_prior=prior)
-    covar = ScaleKernel(base, outputscale_prior=LogNormalPrior(torch.tensor(float(np.log(signal)), dtype=torch.float64),
-                                                               torch.tensor(float(signal_spread), dtype=torch.float64)))
+    # Above 1e-4 (of the targets' variance): GPyTorch's default softplus underflows to 0
+    # on a wild line-search step, where the log-normal prior is undefined.
+    covar = ScaleKernel(base, outputscale_constraint=GreaterThan(1e-4),
+                        outputscale_prior=LogNormalPrior(torch.tensor(float(np.log(signal)), dtype=torch.float64),
+                                                         torch.tensor(float(signal_spread), dtype=torch.float64)))
     covar.outputscale = signal
     return covar
