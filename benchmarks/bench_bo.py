@@ -25,7 +25,7 @@ Models (``--models``):
   hyperparameter learnt by maximum likelihood from the first round;
 * ``molecular-bo``: ``graphgram.gpytorch.molecular_bo_kernel(pool)``, the
   preset for few measurements (priors on its hyperparameters; see its
-  docstring);
+  docstring); ``molecular-bo:S``: with ``theta_spread=S``;
 * ``molecular-fixed``: ``molecular_kernel(q=0.5, h=0.9)`` with its
   hyperparameters fixed (output scale, noise and mean learnt);
 * ``wl``: graphgram's Weisfeiler-Lehman kernel (3 iterations on elements,
@@ -83,6 +83,11 @@ SETS = {
 }
 DEFAULT_TARGET = {"ESOL": "measured", "FreeSolv": "expt", "druglike": "logp"}
 GRAPH_MODELS = ("molecular", "molecular-bo", "molecular-fixed", "wl")
+
+
+def is_graph_model(name):
+    """A graph kernel's model (``molecular-bo:S`` is ``molecular-bo`` with theta_spread S)."""
+    return name.split(":")[0] in GRAPH_MODELS
 FINGERPRINT_MODELS = ("tanimoto", "tanimoto-counts", "fragprints")
 
 
@@ -129,7 +134,7 @@ class Model:
     def choose(self, train, candidates):
         X, Y = self.inputs[train], self.y[train]
         covar = self.covar()
-        gp = SingleTaskGP(X, Y, covar_module=covar if self.name == "molecular-bo" else ScaleKernel(covar))
+        gp = SingleTaskGP(X, Y, covar_module=covar if self.name.startswith("molecular-bo") else ScaleKernel(covar))
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -196,9 +201,10 @@ def make_models(names, graphs, smiles, index):
     for name in names:
         if name == "molecular":
             makers[name] = lambda: GPyTorchGraphKernel(molecular_kernel(verbose=False), graphs)
-        elif name == "molecular-bo":
+        elif name.split(":")[0] == "molecular-bo":
             from graphgram.gpytorch import molecular_bo_kernel
-            makers[name] = lambda: molecular_bo_kernel(graphs, verbose=False)
+            spread = {"theta_spread": float(name.split(":")[1])} if ":" in name else {}
+            makers[name] = lambda spread=spread: molecular_bo_kernel(graphs, verbose=False, **spread)
         elif name == "molecular-fixed":
             makers[name] = lambda: GPyTorchGraphKernel(molecular_kernel(q=0.5, h=0.9, verbose=False), graphs,
                                                        learn_hyperparameters=False)
@@ -240,7 +246,7 @@ def report(target, y, results, args):
     ref = max(fps, key=lambda m: np.mean([r["scores"]["top_found"] for r in results[m]]))
     a = np.array([r["scores"]["top_found"] for r in results[ref]], dtype=float)
     for name in results:
-        if name in GRAPH_MODELS:
+        if is_graph_model(name):
             b = np.array([r["scores"]["top_found"] for r in results[name]], dtype=float)
             d = b - a
             p = scipy.stats.wilcoxon(d).pvalue if np.any(d) else 1.0
@@ -320,13 +326,13 @@ def main():
             results[name] = []
             for seed in args.seeds:
                 make = makers[name]
-                if name in GRAPH_MODELS:
+                if is_graph_model(name):
                     kernel = make()
                     covar = lambda k=kernel: k  # noqa: E731 - the same module each round
                 else:
                     covar = make
                 t = time.perf_counter()
-                r = run(Model(name, inputs[name], covar, fisher=args.fisher and name in GRAPH_MODELS), y, seed,
+                r = run(Model(name, inputs[name], covar, fisher=args.fisher and is_graph_model(name)), y, seed,
                         args.start, args.rounds)
                 r["wall_s"] = time.perf_counter() - t
                 r["scores"] = scores(r, y, args.start, args.top)
