@@ -28,6 +28,9 @@ Models (``--models``):
   docstring); ``molecular-bo:S``: with ``theta_spread=S``;
 * ``molecular-fixed``: ``molecular_kernel(q=0.5, h=0.9)`` with its
   hyperparameters fixed (output scale, noise and mean learnt);
+* ``molecular-bo+fragprints``: the sum of ``molecular_bo_kernel(pool)`` and a
+  scaled Tanimoto kernel on fragprints, both on pool indices, every weight
+  learnt;
 * ``wl``: graphgram's Weisfeiler-Lehman kernel (3 iterations on elements,
   normalized; no hyperparameters besides the output scale);
 * ``tanimoto``: the Tanimoto kernel on Morgan bits (radius 2, 2,048);
@@ -49,6 +52,7 @@ one's start), as a BO loop would.
 
 import argparse
 import csv
+import gzip
 import json
 import sys
 import time
@@ -72,7 +76,7 @@ from graphgram.gaussian_process import FisherScoring  # noqa: E402
 from graphgram.gpytorch import GPyTorchGraphKernel  # noqa: E402
 # After graphgram: bench_molecules puts this checkout's python/ first on the path.
 from bench_molecules import fingerprints  # noqa: E402
-from bench_gauche_protocol import fragprints, morgan_counts  # noqa: E402
+from bench_gauche_protocol import TanimotoTorch, fragprints, morgan_counts  # noqa: E402
 
 # name: (file, SMILES column, {target: (value column, sign: +1 maximizes the value, -1 minimizes it)})
 SETS = {
@@ -82,7 +86,7 @@ SETS = {
     "FreeSolv": ("FreeSolv/SAMPL.csv", "smiles", {"expt": ("expt", -1.0), "calc": ("calc", -1.0)}),
 }
 DEFAULT_TARGET = {"ESOL": "measured", "FreeSolv": "expt", "druglike": "logp"}
-GRAPH_MODELS = ("molecular", "molecular-bo", "molecular-fixed", "wl")
+GRAPH_MODELS = ("molecular", "molecular-bo", "molecular-fixed", "wl", "molecular-bo+fragprints")
 
 
 def is_graph_model(name):
@@ -135,6 +139,7 @@ class Model:
         X, Y = self.inputs[train], self.y[train]
         covar = self.covar()
         gp = SingleTaskGP(X, Y, covar_module=covar if self.name.startswith("molecular-bo") else ScaleKernel(covar))
+        # (the preset and the sum are whole covariances; the rest are scaled here)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -157,9 +162,10 @@ class Model:
 def hyperparameters(gp):
     """The fitted model's hyperparameters: output scale, noise and the graph kernel's."""
     out = {"noise": float(gp.likelihood.noise.detach().squeeze())}
+    scales = [float(m.outputscale.detach()) for m in gp.covar_module.modules() if isinstance(m, ScaleKernel)]
+    for k, v in enumerate(scales):
+        out["outputscale" if k == 0 else "outputscale[%d]" % k] = v    # the graph kernel's first
     for m in gp.covar_module.modules():
-        if isinstance(m, ScaleKernel):
-            out["outputscale"] = float(m.outputscale.detach())
         if isinstance(m, GPyTorchGraphKernel):
             out.update(m.hyperparameter_values())
     return {k: float(v) for k, v in out.items()}
@@ -205,6 +211,10 @@ def make_models(names, graphs, smiles, index):
             from graphgram.gpytorch import molecular_bo_kernel
             spread = {"theta_spread": float(name.split(":")[1])} if ":" in name else {}
             makers[name] = lambda spread=spread: molecular_bo_kernel(graphs, verbose=False, **spread)
+        elif name == "molecular-bo+fragprints":
+            from graphgram.gpytorch import molecular_bo_kernel
+            F = fragprints(smiles)
+            makers[name] = lambda F=F: molecular_bo_kernel(graphs, verbose=False) + ScaleKernel(TanimotoTorch(F))
         elif name == "molecular-fixed":
             makers[name] = lambda: GPyTorchGraphKernel(molecular_kernel(q=0.5, h=0.9, verbose=False), graphs,
                                                        learn_hyperparameters=False)
@@ -273,7 +283,7 @@ def summarize(paths, top):
     """Print the report of saved runs (--out files), targets and models merged across files."""
     runs = {}
     for path in paths:
-        saved = json.loads(Path(path).read_text())
+        saved = json.loads(gzip.open(path, "rt").read() if str(path).endswith(".gz") else Path(path).read_text())
         key = (saved["dataset"], saved["pool"], saved["pool_seed"])
         for target, results in saved["results"].items():
             entry = runs.setdefault(key + (target,), {"saved": saved, "results": {}})
@@ -305,7 +315,7 @@ def main():
                     help="fit the graph models with FisherScoring instead of BoTorch's default (L-BFGS-B)")
     ap.add_argument("--out", default=None, help="write the per-seed results as JSON here")
     ap.add_argument("--summarize", nargs="+", metavar="JSON", default=None,
-                    help="print the report of saved runs (--out files) instead of running")
+                    help="print the report of saved runs (--out files, gzipped or not) instead of running")
     args = ap.parse_args()
     if args.summarize:
         return summarize(args.summarize, args.top)
