@@ -6,6 +6,7 @@ from gpytorch.constraints import GreaterThan
 from gpytorch.kernels import ScaleKernel
 from gpytorch.priors import LogNormalPrior, NormalPrior
 
+from ..gaussian_process._lbfgs import positive
 from ..kernels.presets import molecular_gp_kernel
 from ._kernel import GPyTorchGraphKernel
 
@@ -51,9 +52,8 @@ def molecular_bo_kernel(graphs, theta_spread=0.5, signal_spread=1.5, **kwargs):
         Its ``base_kernel`` is the :class:`GPyTorchGraphKernel`.
     """
     for name, value in (("theta_spread", theta_spread), ("signal_spread", signal_spread)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
+        if not (positive(value) and np.isfinite(value)):
             raise ValueError("%s must be a positive number, got %r" % (name, value))
-    kwargs.pop("noise", None)
     preset = molecular_gp_kernel(**kwargs)       # ConstantKernel(signal) * mgk + WhiteKernel(noise)
     signal, graph_kernel = preset.k1.k1.constant_value, preset.k1.k2
     theta = torch.as_tensor(np.asarray(graph_kernel.theta, dtype=np.float64))

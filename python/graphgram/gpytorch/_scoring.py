@@ -178,13 +178,13 @@ def information(mll):
     marginal, prior = _Marginal(mll), _Prior(mll)
     has_priors = any(True for _ in mll.named_priors())
 
-    def tangents(z):
-        """∂Σ/∂z_k and ∂μ/∂z_k for every coordinate k: by forward mode, in raw
-        coordinates (GPyTorch's trace mode computes kernels such as RBF and Matern
-        with plain torch operations rather than its own autograd functions, which
-        have no forward mode); by central differences in z where some part of the
-        model has none."""
-        dS, dm = [], []
+    def tangents(z, D):
+        """Σ, and ∂Σ/∂z_k and ∂μ/∂z_k for every coordinate k (D: d raw / dz): by
+        forward mode, in raw coordinates, Σ from the first pass's primal (GPyTorch's
+        trace mode computes kernels such as RBF and Matern with plain torch
+        operations rather than its own autograd functions, which have no forward
+        mode); by central differences in z where some part of the model has none."""
+        S, dS, dm = None, [], []
         try:
             with fwAD.dual_level(), gpytorch.settings.trace_mode(True):
                 for p in params:
@@ -192,18 +192,19 @@ def information(mll):
                         t = torch.zeros(p.numel(), dtype=p.dtype, device=p.device)
                         t[e] = 1.0
                         with _swapped(mll, {id(p): fwAD.make_dual(p.detach(), t.reshape(p.shape))}):
-                            S, m = marginal()
-                        tS, tm = fwAD.unpack_dual(S).tangent, fwAD.unpack_dual(m).tangent
+                            Sd, md = marginal()
+                        (S0, tS), tm = fwAD.unpack_dual(Sd), fwAD.unpack_dual(md).tangent
+                        if S is None:
+                            S = S0.detach().cpu().numpy()
                         dS.append(np.zeros(S.shape) if tS is None else tS.detach().cpu().numpy())
-                        dm.append(np.zeros(m.shape) if tm is None else tm.detach().cpu().numpy())
+                        dm.append(np.zeros(md.shape) if tm is None else tm.detach().cpu().numpy())
         except NotImplementedError:
             return differences(z)
-        D = coords.slopes(z)
         dS, dm = np.array(dS), np.array(dm)
-        return dS * D.reshape((-1,) + (1,) * (dS.ndim - 1)), dm * D.reshape((-1,) + (1,) * (dm.ndim - 1))
+        return S, dS * D.reshape((-1,) + (1,) * (dS.ndim - 1)), dm * D.reshape((-1,) + (1,) * (dm.ndim - 1))
 
     def differences(z, eps=1e-6):
-        """∂Σ/∂z and ∂μ/∂z by central differences (the Fisher information is the steps'
+        """Σ, ∂Σ/∂z and ∂μ/∂z, the derivatives by central differences (the Fisher information is the steps'
         metric only: its rounding moves the path, not the optimum)."""
         dS, dm = [], []
         with torch.no_grad():
@@ -216,8 +217,9 @@ def information(mll):
                     pair.append([np.array(a.detach().cpu().numpy()) for a in marginal()])  # copies: views of parameters
                 dS.append((pair[0][0] - pair[1][0]) / (2 * eps))
                 dm.append((pair[0][1] - pair[1][1]) / (2 * eps))
-        coords.assign(z)
-        return np.array(dS), np.array(dm)
+            coords.assign(z)
+            S = marginal()[0].detach().cpu().numpy()
+        return S, np.array(dS), np.array(dm)
 
     def prior_curvature(z):
         """The log priors' negative Hessian in z, its negative eigenvalues dropped."""
@@ -245,10 +247,9 @@ def information(mll):
             return -np.inf, np.zeros(len(z)), None
         raw_grad = [(p.grad if p.grad is not None else torch.zeros_like(p)).detach().cpu().numpy().ravel()
                     for p in params]
-        grad = coords.slopes(z) * np.concatenate(raw_grad)
-        with torch.no_grad():
-            S = marginal()[0].detach().cpu().numpy()
-        dS, dm = tangents(z)
+        D = coords.slopes(z)
+        grad = D * np.concatenate(raw_grad)
+        S, dS, dm = tangents(z, D)
         k = len(z)
         S = S.reshape((-1,) + S.shape[-2:])
         dS, dm = dS.reshape((k, -1) + S.shape[-2:]), dm.reshape(k, -1, S.shape[-1])
